@@ -1,0 +1,39 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import type { Synchronous } from './db/open';
+
+/** Server configuration: flags override environment variables, which override defaults. */
+export const ConfigSchema = z.object({
+  dataDir: z.string().min(1),
+  host: z.string().min(1),
+  port: z.coerce.number().int().min(0).max(65535),
+  synchronous: z.enum(['OFF', 'NORMAL', 'FULL', 'EXTRA']),
+  /** Load the bundled demo study on start (the embedded default). */
+  demo: z.boolean(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+});
+export type Config = z.infer<typeof ConfigSchema> & { synchronous: Synchronous };
+
+export function databaseFile(config: Pick<Config, 'dataDir'>): string {
+  return resolve(config.dataDir, 'earmark.db');
+}
+
+export function configFromEnv(argv: string[] = process.argv.slice(2), env = process.env): Config {
+  const flag = (name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const parsed = ConfigSchema.safeParse({
+    dataDir: resolve(flag('data') ?? env.EARMARK_DATA ?? 'data'),
+    host: flag('host') ?? env.EARMARK_HOST ?? '127.0.0.1',
+    port: flag('port') ?? env.PORT ?? env.EARMARK_PORT ?? 4510,
+    synchronous: (flag('synchronous') ?? env.EARMARK_SYNCHRONOUS ?? 'FULL').toUpperCase(),
+    demo: !argv.includes('--no-demo') && env.EARMARK_DEMO !== '0',
+    logLevel: flag('log-level') ?? env.EARMARK_LOG_LEVEL ?? 'info',
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data as Config;
+}

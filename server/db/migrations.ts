@@ -1,0 +1,158 @@
+/**
+ * Versioned schema migrations. Each entry runs once, in order, inside a transaction;
+ * PRAGMA user_version records how far a database file has come. Append new versions,
+ * never edit a released one: existing study databases must migrate forward unchanged.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'core schema',
+    sql: `
+      -- Installation facts (e.g. the secret that keys opaque clip ids).
+      CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+
+      -- One audio file on disk. id is opaque (keyed hash), never derived visibly from the path.
+      CREATE TABLE clips (
+        id            TEXT PRIMARY KEY,
+        corpus        TEXT NOT NULL,           -- ravdess | vctk | metaset | demo | ...
+        root          TEXT NOT NULL,           -- absolute directory the import started from
+        path          TEXT NOT NULL,           -- path relative to root
+        abs_path      TEXT NOT NULL UNIQUE,
+        format        TEXT NOT NULL,           -- wav | flac
+        codec         TEXT NOT NULL,           -- pcm_s16le | pcm_f32le | flac ...
+        duration      REAL NOT NULL,           -- seconds
+        sample_rate   INTEGER NOT NULL,
+        channels      INTEGER NOT NULL,
+        bytes         INTEGER NOT NULL,
+        mtime_ms      REAL NOT NULL,
+        sha256        TEXT NOT NULL,
+        loudness_dbfs REAL,                    -- RMS dBFS over all channels
+        peaks         TEXT NOT NULL,           -- JSON: {"resolution": n, "data": [min,max,min,max,...]} in [-1,1]
+        labels        TEXT NOT NULL DEFAULT '{}', -- JSON: parsed corpus labels (never sent to listeners)
+        imported_at   TEXT NOT NULL
+      );
+      CREATE INDEX clips_corpus ON clips(corpus);
+
+      -- A spoken utterance that systems caption. id is the corpus-qualified identity
+      -- (metaset:<source>/<relative_audio_path>, ravdess:<file stem>, vctk:<pNNN_NNN>); analysts
+      -- see it in exports, listeners never do.
+      CREATE TABLE utterances (
+        id          TEXT PRIMARY KEY,
+        corpus      TEXT NOT NULL,
+        clip_id     TEXT REFERENCES clips(id),
+        transcript  TEXT,
+        labels      TEXT NOT NULL DEFAULT '{}'
+      );
+
+      -- A system's caption for an utterance (oracle captions use system 'oracle').
+      CREATE TABLE captions (
+        utterance_id TEXT NOT NULL REFERENCES utterances(id),
+        system       TEXT NOT NULL,
+        task         TEXT NOT NULL DEFAULT 'holistic_creative_synthesis',
+        text         TEXT NOT NULL,
+        PRIMARY KEY (utterance_id, system, task)
+      );
+
+      CREATE TABLE judge_scores (
+        utterance_id TEXT NOT NULL REFERENCES utterances(id),
+        system       TEXT NOT NULL,
+        judge        TEXT NOT NULL,
+        run          TEXT NOT NULL,
+        score        REAL NOT NULL,
+        PRIMARY KEY (utterance_id, system, judge, run)
+      );
+
+      CREATE TABLE studies (
+        id          TEXT PRIMARY KEY,          -- the study's name (folder name under studies/)
+        title       TEXT NOT NULL,
+        status      TEXT NOT NULL DEFAULT 'draft' CHECK (status IN ('draft','open','paused','closed')),
+        definition  TEXT NOT NULL,             -- JSON of the validated study definition
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+      );
+
+      -- One trial's content. Captions are copied in so later manifest edits cannot change
+      -- what listeners already judged. kind: pair | attention | practice.
+      CREATE TABLE items (
+        id           TEXT PRIMARY KEY,         -- opaque
+        study_id     TEXT NOT NULL REFERENCES studies(id),
+        seq          INTEGER NOT NULL,         -- order in the study definition
+        kind         TEXT NOT NULL CHECK (kind IN ('pair','attention','practice')),
+        utterance_id TEXT NOT NULL,
+        clip_id      TEXT NOT NULL REFERENCES clips(id),
+        system_a     TEXT NOT NULL,
+        system_b     TEXT NOT NULL,
+        caption_a    TEXT NOT NULL,
+        caption_b    TEXT NOT NULL,
+        expected     TEXT CHECK (expected IN ('a','b')),
+        UNIQUE (study_id, seq)
+      );
+      CREATE INDEX items_study ON items(study_id);
+
+      -- A listener is one session of one study, addressed by an unguessable token.
+      CREATE TABLE listeners (
+        id              TEXT PRIMARY KEY,
+        study_id        TEXT NOT NULL REFERENCES studies(id),
+        token_hash      TEXT NOT NULL UNIQUE,  -- sha256 of the session token
+        external        TEXT NOT NULL DEFAULT '{}', -- JSON of recorded link parameters
+        user_agent      TEXT,
+        screening       TEXT,                  -- JSON outcome of headphone screening
+        created_at      TEXT NOT NULL,
+        completed_at    TEXT,
+        completion_code TEXT
+      );
+      CREATE INDEX listeners_study ON listeners(study_id);
+
+      -- The trials handed to a listener, in the order they see them; first = which of the
+      -- item's captions (a|b) is shown first (left/top).
+      CREATE TABLE assignments (
+        listener_id TEXT NOT NULL REFERENCES listeners(id),
+        position    INTEGER NOT NULL,
+        item_id     TEXT NOT NULL REFERENCES items(id),
+        first       TEXT NOT NULL CHECK (first IN ('a','b')),
+        assigned_at TEXT NOT NULL,
+        PRIMARY KEY (listener_id, position),
+        UNIQUE (listener_id, item_id)
+      );
+      CREATE INDEX assignments_item ON assignments(item_id);
+
+      CREATE TABLE votes (
+        id               TEXT PRIMARY KEY,     -- client-generated vote id (idempotency key)
+        listener_id      TEXT NOT NULL REFERENCES listeners(id),
+        item_id          TEXT NOT NULL REFERENCES items(id),
+        position         INTEGER NOT NULL,
+        first            TEXT NOT NULL CHECK (first IN ('a','b')),
+        chosen           TEXT NOT NULL CHECK (chosen IN ('a','b')),
+        play_count       INTEGER NOT NULL,
+        seconds_listened REAL NOT NULL,
+        heard_to_end     INTEGER NOT NULL CHECK (heard_to_end IN (0,1)),
+        hidden_ms        INTEGER NOT NULL,
+        response_ms      INTEGER NOT NULL,
+        client_ts        TEXT NOT NULL,
+        server_ts        TEXT NOT NULL,
+        UNIQUE (listener_id, item_id)
+      );
+      CREATE INDEX votes_item ON votes(item_id);
+
+      -- Researcher / analyst access tokens: salted scrypt hashes only.
+      CREATE TABLE access_tokens (
+        id          TEXT PRIMARY KEY,          -- public part of the token, used to look it up
+        role        TEXT NOT NULL CHECK (role IN ('researcher','analyst')),
+        salt        TEXT NOT NULL,
+        hash        TEXT NOT NULL,
+        label       TEXT,
+        created_at  TEXT NOT NULL,
+        revoked_at  TEXT
+      );
+    `,
+  },
+];

@@ -1,0 +1,42 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrations } from './migrations';
+
+export type Db = Database.Database;
+export type Synchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+
+export interface OpenOptions {
+  /** FULL by default: an acknowledged vote must survive power loss, not only a process crash. */
+  synchronous?: Synchronous;
+  readonly?: boolean;
+}
+
+/** Opens (creating if needed) an Earmark SQLite file in WAL mode and migrates it to the latest version. */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { readonly: options.readonly ?? false });
+  db.pragma('busy_timeout = 5000');
+  if (!options.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  }
+  db.pragma('foreign_keys = ON');
+  if (!options.readonly) migrate(db);
+  return db;
+}
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WaveFile } from 'wavefile';
+import wavefile from 'wavefile';
 import type { Db } from '../db/open';
 import type { StudyStatus } from '../store/studies';
 
@@ -15,7 +15,7 @@ export function writeTestWav(file: string, seconds: number, hz: number, sampleRa
   const samples = Array.from({ length: Math.round(seconds * sampleRate) }, (_, i) =>
     Math.round(12000 * Math.sin((2 * Math.PI * hz * i) / sampleRate)),
   );
-  const wav = new WaveFile();
+  const wav = new wavefile.WaveFile();
   wav.fromScratch(1, sampleRate, '16', samples);
   writeFileSync(file, wav.toBuffer());
   return samples;

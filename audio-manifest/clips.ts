@@ -196,3 +196,35 @@ export function listClips(db: Db, corpus?: string): ClipListing[] {
     .all(corpus ?? null, corpus ?? null);
   return rows.map((row) => ({ ...row, labels: JSON.parse(row.labels) as Labels }));
 }
+
+/** Everything the manifest knows about one clip (by id, absolute path or path relative to its root). */
+export function showClip(db: Db, key: string): Record<string, unknown> | undefined {
+  const row = db
+    .prepare<[string, string, string], Record<string, unknown> & { id: string; peaks: string; labels: string }>(
+      'SELECT * FROM clips WHERE id = ? OR abs_path = ? OR path = ? LIMIT 1',
+    )
+    .get(key, key, key);
+  if (!row) return undefined;
+  const peaks = JSON.parse(row.peaks) as Peaks;
+  const utterances = db
+    .prepare<[string], { id: string; transcript: string | null }>('SELECT id, transcript FROM utterances WHERE clip_id = ?')
+    .all(row.id);
+  const captions = db
+    .prepare<[string], { system: string; task: string; text: string }>(
+      'SELECT system, task, text FROM captions WHERE utterance_id IN (SELECT id FROM utterances WHERE clip_id = ?) ORDER BY system, task',
+    )
+    .all(row.id);
+  const judgeScores = db
+    .prepare<[string], { system: string; judge: string; run: string; score: number }>(
+      'SELECT system, judge, run, score FROM judge_scores WHERE utterance_id IN (SELECT id FROM utterances WHERE clip_id = ?) ORDER BY system, judge, run',
+    )
+    .all(row.id);
+  return {
+    ...row,
+    labels: JSON.parse(row.labels),
+    peaks: { resolution: peaks.resolution, pairs: peaks.data.length / 2 },
+    utterances,
+    captions,
+    judgeScores,
+  };
+}

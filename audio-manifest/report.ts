@@ -10,6 +10,8 @@ export class ImportReport {
   updated = 0;
   unchanged = 0;
   readonly failures: Failure[] = [];
+  /** Imported, but with something the researcher should know (e.g. captions without audio). */
+  readonly warnings: Failure[] = [];
   /** Importer-specific counts (captions, judge scores, missing scores, ...). */
   readonly counts: Record<string, number> = {};
 
@@ -20,12 +22,17 @@ export class ImportReport {
     this.onFailure(`${file}: ${reason}`);
   }
 
+  warn(file: string, reason: string): void {
+    this.warnings.push({ file, reason });
+    this.onFailure(`${file}: warning: ${reason}`);
+  }
+
   count(name: string, by = 1): void {
     this.counts[name] = (this.counts[name] ?? 0) + by;
   }
 
   summary(): string {
     const extra = Object.entries(this.counts).map(([k, v]) => `, ${v} ${k}`).join('');
-    return `clips: ${this.imported} imported, ${this.updated} updated, ${this.unchanged} unchanged${extra}; ${this.failures.length} failed`;
+    return `clips: ${this.imported} imported, ${this.updated} updated, ${this.unchanged} unchanged${extra}; ${this.failures.length} failed, ${this.warnings.length} warnings`;
   }
 }

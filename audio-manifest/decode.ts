@@ -112,10 +112,14 @@ function decodeWav(bytes: Uint8Array): Decoded {
   // A RIFF pad byte after an odd-sized data chunk (24-bit mono) is not part of the audio.
   const whole = data.samples.length - (data.samples.length % fmt.blockAlign);
   if (whole !== data.samples.length) data.samples = data.samples.subarray(0, whole);
-  // wavefile (without the EXTENSIBLE subformat) decides integer vs float from audioFormat alone.
-  if (fmt.audioFormat === WAVE_FORMAT_EXTENSIBLE && tag === WAVE_FORMAT_IEEE_FLOAT) wav.bitDepth = `${bits}f`;
-  const raw = wav.getSamples(false, Float32Array) as unknown as Float32Array | Float32Array[];
-  const channels = Array.isArray(raw) ? raw : [raw];
+  let channels: Float32Array[];
+  if (fmt.audioFormat === WAVE_FORMAT_EXTENSIBLE && tag === WAVE_FORMAT_IEEE_FLOAT && wav.container === 'RIFF') {
+    // wavefile takes integer vs float from audioFormat alone and would read these floats as integers.
+    channels = deinterleaveFloat(data.samples, bits, fmt.numChannels);
+  } else {
+    const raw = wav.getSamples(false, Float32Array) as unknown as Float32Array | Float32Array[];
+    channels = Array.isArray(raw) ? raw : [raw];
+  }
   // wavefile returns integer PCM in its native range; scale to [-1, 1).
   if (tag === WAVE_FORMAT_PCM) {
     const offset = bits === 8 ? 128 : 0;
@@ -123,6 +127,17 @@ function decodeWav(bytes: Uint8Array): Decoded {
     for (const channel of channels) for (let i = 0; i < channel.length; i++) channel[i] = (channel[i] - offset) * scale;
   }
   return { format: 'wav', codec, sampleRate: fmt.sampleRate, channels };
+}
+
+function deinterleaveFloat(bytes: Uint8Array, bits: number, numChannels: number): Float32Array[] {
+  const aligned = new Uint8Array(bytes); // a copy: Float32Array needs an aligned buffer of its own
+  const interleaved = bits === 32 ? new Float32Array(aligned.buffer) : new Float64Array(aligned.buffer);
+  const frames = interleaved.length / numChannels;
+  return Array.from({ length: numChannels }, (_, c) => {
+    const channel = new Float32Array(frames);
+    for (let i = 0; i < frames; i++) channel[i] = interleaved[i * numChannels + c];
+    return channel;
+  });
 }
 
 async function decodeFlac(bytes: Uint8Array): Promise<Decoded> {

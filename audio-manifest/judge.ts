@@ -24,7 +24,11 @@ const CsvRow = z.object({
   system: Name,
   judge: Name,
   run: Name,
-  score: z.union([z.literal(''), z.coerce.number().finite().min(0, 'must not be negative')]),
+  score: z
+    .string()
+    .refine((s) => s === '' || Number.isFinite(Number(s)), 'must be a number, or empty for a missing score')
+    .transform((s) => (s === '' ? null : Number(s)))
+    .refine((v) => v === null || v >= 0, 'must not be negative'),
 });
 const CSV_COLUMNS = ['utterance_id', 'system', 'judge', 'run', 'score'] as const;
 
@@ -170,7 +174,7 @@ function csvRows(file: string, text: string, report: ImportReport): ScoreRow[] |
       return;
     }
     const { utterance_id, system, judge, run, score } = row.data;
-    rows.push({ where, utteranceId: utterance_id, system, judge, run, score: score === '' || score === 0 ? null : score });
+    rows.push({ where, utteranceId: utterance_id, system, judge, run, score: score === 0 ? null : score });
   });
   return rows;
 }

@@ -26,7 +26,11 @@ const GeneratedCaption = z.looseObject({
 const MetasetRecord = z.object({
   wav_path: z.string().min(1),
   status: z.string().optional(),
-  generated_captions: z.record(z.string().regex(TASK_KEY, 'is not a known caption task'), GeneratedCaption),
+  generated_captions: z.record(z.string(), GeneratedCaption).check((ctx) => {
+    for (const key of Object.keys(ctx.value)) {
+      if (!TASK_KEY.test(key)) ctx.issues.push({ code: 'custom', message: 'is not a known caption task', path: [key], input: key });
+    }
+  }),
   metadata: z.looseObject({
     source: z.string().trim().min(1),
     relative_audio_path: z.string().trim().min(1),

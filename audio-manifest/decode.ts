@@ -146,7 +146,7 @@ async function decodeFlac(bytes: Uint8Array): Promise<Decoded> {
   await flacDecoder.reset();
   const result = await flacDecoder.decodeFile(bytes);
   if (result.errors.length > 0) {
-    throw new AudioError(`corrupt FLAC: ${result.errors[0].message ?? result.errors[0].error}`);
+    throw new AudioError(`corrupt FLAC: ${result.errors[0].message} (frame ${result.errors[0].frameNumber})`);
   }
   const expected = flacTotalSamples(bytes);
   if (expected > 0 && result.samplesDecoded < expected) {

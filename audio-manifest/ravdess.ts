@@ -18,7 +18,7 @@ export const RAVDESS_STATEMENTS: Record<string, string> = {
 // The song recordings cover only these emotions.
 const SONG_EMOTIONS = new Set(['01', '02', '03', '04', '05', '06']);
 
-export interface RavdessLabels {
+export type RavdessLabels = {
   modality: string;
   vocalChannel: string;
   emotion: string;
@@ -28,7 +28,7 @@ export interface RavdessLabels {
   repetition: number;
   actor: number;
   sex: 'male' | 'female';
-}
+};
 
 /** Parses a RAVDESS file stem (MM-VV-EE-II-SS-RR-AA); throws with the field at fault. */
 export function parseRavdessName(stem: string): RavdessLabels {

@@ -180,10 +180,10 @@ design:
     expect(() => validateStudyDir(t.db, dir)).toThrow(/study\.yaml:11:28 items\.systems\[2\]: system zeta is not in the manifest/);
   });
 
-  it('runs the source imports against the study folder before sampling', async () => {
+  it('runs the source imports (real manifest importers) against the study folder before sampling', async () => {
     const yaml = `${header}sources:
-  - kind: judge-csv
-    file: judges/extra.csv
+  - kind: judge
+    file: judges/*.csv
 items:
   mode: sample
   count: 10
@@ -193,21 +193,21 @@ design:
   kind: crossed
 `;
     const dir = setup(yaml);
-    const seen: string[] = [];
-    const { summary } = await loadStudyDir(t.db, dir, {
-      importers: {
-        'judge-csv': (db, source) => {
-          seen.push(source.file);
-          const insert = db.prepare("INSERT INTO judge_scores (utterance_id, system, judge, run, score) SELECT id, ?, 'extra', '1', ? FROM utterances");
-          insert.run('alpha', 7);
-          insert.run('beta', 4);
-          return '80 judge scores';
-        },
-      },
-    });
-    expect(seen).toEqual([join(dir, 'judges/extra.csv')]);
-    expect(summary.sources.map((s) => s.summary)).toEqual(['80 judge scores']);
+    mkdirSync(join(dir, 'judges'));
+    const rows = Array.from({ length: 40 }, (_, u) => `metaset:u${u},alpha,extra,1,${(u % 9) + 1}\nmetaset:u${u},beta,extra,1,5`);
+    writeFileSync(join(dir, 'judges', 'extra.csv'), `utterance_id,system,judge,run,score\n${rows.join('\n')}\n`);
+    const { summary } = await loadStudyDir(t.db, dir);
+    expect(summary.sources).toHaveLength(1);
+    expect(summary.sources[0].source).toMatchObject({ kind: 'judge', file: join(dir, 'judges', 'extra.csv') });
+    expect(summary.sampler!.candidates).toBe(40);
     expect(summary.items.pair).toBe(10);
+    expect(t.db.prepare("SELECT count(*) AS n FROM judge_scores WHERE judge = 'extra'").get()).toEqual({ n: 80 });
+  });
+
+  it('refuses a source path that does not exist, naming its line', async () => {
+    const dir = setup(sampled.replace('items:', 'sources:\n  - kind: metaset\n    file: captions/none.json\n    system: alpha\n    audioRoot: audio\nitems:'));
+    const error = await loadStudyDir(t.db, dir).catch((e: unknown) => e);
+    expect(describeError(error)).toMatch(/^pilot\/study\.yaml:10:11 sources\[0\]\.file: .*none\.json does not exist\npilot\/study\.yaml:12:16 sources\[0\]\.audioRoot: .*audio does not exist$/);
   });
 });
 

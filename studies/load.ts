@@ -9,7 +9,7 @@ import type { Db } from '../server/db/open';
 import { planStudy, writeStudy, type BuildAction, type StudyPlan } from './build';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
 import { formatSamplerSummary, type SamplerSummary } from './sampler';
-import { runSources, type SourceImporters, type SourceRun } from './sources';
+import { resolveSources, runSources, type SourceImporters, type SourceRun } from './sources';
 
 export interface LoadOptions {
   /** Importers for the definition's `sources:`; defaults to the audio manifest's. */
@@ -61,9 +61,8 @@ export function validateStudyDir(db: Db, dir: string): { studyId: string; plan: 
 export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {}): Promise<{ studyId: string; summary: BuildSummary }> {
   const studyId = studyIdOf(dir);
   const parsed = readDefinition(dir);
-  const sources = options.skipSources
-    ? []
-    : await runSources(db, parsed.definition.sources, resolve(dir), options.importers ?? (parsed.definition.sources.length ? await defaultImporters() : {}));
+  const resolved = options.skipSources ? [] : resolveSources(parsed, resolve(dir));
+  const sources = await runSources(db, resolved, options.importers ?? (resolved.length ? await defaultImporters() : {}));
   const plan = planStudy(db, parsed);
   const action = writeStudy(db, studyId, parsed.definition, plan, options.now);
   const { status } = db.prepare('SELECT status FROM studies WHERE id = ?').get(studyId) as { status: string };

@@ -20,8 +20,11 @@ export interface DefinitionProblem {
 }
 
 export class StudyDefinitionError extends Error {
-  constructor(readonly problems: DefinitionProblem[]) {
-    super(problems.map(formatProblem).join('\n'));
+  readonly problems: DefinitionProblem[];
+  constructor(problems: DefinitionProblem[]) {
+    const sorted = [...problems].sort((a, b) => a.line - b.line || a.column - b.column);
+    super(sorted.map(formatProblem).join('\n'));
+    this.problems = sorted;
     this.name = 'StudyDefinitionError';
   }
 }
@@ -95,7 +98,6 @@ export function parseStudyYaml(text: string, file = 'study.yaml'): ParsedStudy {
         problems.push(at(path, issueMessage(issue)));
       }
     }
-    problems.sort((a, b) => a.line - b.line || a.column - b.column);
     throw new StudyDefinitionError(problems);
   }
   return { definition: result.data, problemAt: (path, message) => at(path, message) };

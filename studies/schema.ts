@@ -27,13 +27,15 @@ export const StudySource = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('judge'),
-      file: RelativePath.describe('a judge results JSON (individual_results[].wav_path, similarity_score)'),
-      system: SystemName,
-      judge: Text,
-      run: RunLabel,
+      file: RelativePath.describe(
+        'judge results JSON (individual_results[].wav_path, similarity_score) or CSV utterance_id,system,judge,run,score; a * in the file name matches several files',
+      ),
+      /** For JSON results; default from a `<system>__<judge>__<run>.json` file name. */
+      system: SystemName.optional(),
+      judge: Text.optional(),
+      run: RunLabel.optional(),
     })
     .strict(),
-  z.object({ kind: z.literal('judge-csv'), file: RelativePath.describe('CSV: utterance_id,system,judge,run,score') }).strict(),
   z.object({ kind: z.literal('ravdess'), dir: RelativePath }).strict(),
   z.object({ kind: z.literal('vctk'), dir: RelativePath, mic: z.enum(['mic1', 'mic2']).optional() }).strict(),
   z.object({ kind: z.literal('voxreason'), file: RelativePath.describe('VoxReason cases JSONL') }).strict(),

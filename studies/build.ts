@@ -164,6 +164,9 @@ export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
       if (resolved.get(p)!.length === 0) problems.push(parsed.problemAt(['items', 'systems', i], `system ${p} is not in the manifest (task ${def.task})`));
     });
     const systems = [...new Set([...resolved.values()].flat())];
+    if (config.anchorSystem !== undefined && !systems.includes(config.anchorSystem)) {
+      problems.push(parsed.problemAt(['items', 'anchorSystem'], `anchor system ${config.anchorSystem} is not among items.systems in the manifest`));
+    }
     const stratify = config.judge !== 'none';
     if (stratify && config.judge !== 'ensemble' && !manifest.judges().has(config.judge)) {
       problems.push(parsed.problemAt(['items', 'judge'], `judge ${config.judge} has no scores in the manifest`));
@@ -184,6 +187,7 @@ export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
           buckets: config.buckets,
           nearTieWeight: config.nearTieWeight,
           maxPerUtterance: config.maxPerUtterance,
+          anchorSystem: config.anchorSystem,
           seed: def.seed,
         });
         sampler = result.summary;

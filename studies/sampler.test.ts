@@ -70,6 +70,13 @@ describe('sampleItems', () => {
     expect(summary.buckets).toHaveLength(1);
   });
 
+  it('keeps only pairs with the anchor system when one is set', () => {
+    const { items, summary } = sampleItems(pool(60), SYSTEMS, { ...reference, count: 39, minPerSystem: 3, anchorSystem: 'sys00' });
+    for (const it of items) expect([it.systemA, it.systemB]).toContain('sys00');
+    expect(summary.perSystem.sys00).toBe(39);
+    for (const s of SYSTEMS) expect(summary.perSystem[s]).toBeGreaterThanOrEqual(3);
+  });
+
   it('refuses impossible requests with the reason', () => {
     const small = pool(3);
     const total = 3 * ((14 * 13) / 2);

@@ -29,6 +29,8 @@ export interface SamplerOptions {
   buckets: number;
   nearTieWeight: number;
   maxPerUtterance: number;
+  /** Keep only pairs that include this system. */
+  anchorSystem?: string;
   seed: number | string;
 }
 
@@ -137,10 +139,13 @@ export function apportion(total: number, weights: readonly number[], caps: reado
 
 export function sampleItems(captions: readonly ScoredCaption[], systems: readonly string[], options: SamplerOptions): SamplerResult {
   const systemSet = new Set(systems);
-  const { candidates: all, unscored } = enumerate(
+  const enumerated = enumerate(
     captions.filter((c) => systemSet.has(c.system)),
     options.stratify,
   );
+  const anchor = options.anchorSystem;
+  const all = anchor === undefined ? enumerated.candidates : enumerated.candidates.filter((c) => c.s1 === anchor || c.s2 === anchor);
+  const unscored = enumerated.unscored;
   const k = options.minPerSystem;
   const nBuckets = options.stratify ? options.buckets : 1;
 

@@ -62,6 +62,8 @@ export const SampleConfig = z
     /** Systems whose captions are paired; an entry ending in * matches every system with that prefix. */
     systems: z.array(SystemName).min(1),
     utterances: UtteranceFilter.optional(),
+    /** Only pairs that include this system (e.g. a gold plan against each counterfactual). */
+    anchorSystem: SystemName.optional(),
     /** Every system appears in at least this many items (k). */
     minPerSystem: z.number().int().nonnegative().default(1),
     /** Judge whose |Δ| the items are stratified over: a judge name, `ensemble` (mean of all judge×run rows) or `none`. */

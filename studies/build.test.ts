@@ -226,7 +226,7 @@ describe('status and run-time settings', () => {
 
   it('gives the server the listener-facing intro and the exclusion rules', async () => {
     const dir = setup(
-      sampled.replace('seed: 5', 'seed: 5\nlistening: {seconds: 3}\nscreening: {kind: antiphase, required: true}\nexclusion: {minMedianResponseMs: 800, excludeFailedScreening: true}'),
+      sampled.replace('seed: 5', 'seed: 5\nlistening: {mode: seconds, seconds: 3}\nscreening: {kind: antiphase, required: true}\nexclusion: {minMedianResponseMs: 800, excludeFailedScreening: true}'),
     );
     await loadStudyDir(t.db, dir);
     const definition = readStudyDefinition(t.db, 'pilot');

@@ -102,16 +102,16 @@ describe('assignTrials — balanced incomplete', () => {
     incompleteStudy(t.db, 6, 6, 1);
     const t0 = new Date('2026-01-01T10:00:00Z');
     insertListener(t.db, 'inc', 'gone', t0);
-    assignTrials(t.db, 'inc', 'gone', { now: t0 });
+    assignTrials(t.db, 'inc', 'gone', undefined, t0);
     voteAll(t.db, 'gone', new Date('2026-01-01T10:02:00Z'), 2);
     const answered = new Set(assigned(t.db, 'gone').slice(0, 2).map((r) => r.itemId));
 
     insertListener(t.db, 'inc', 'early', new Date('2026-01-01T10:20:00Z'));
-    expect(() => assignTrials(t.db, 'inc', 'early', { now: new Date('2026-01-01T10:20:00Z') })).toThrow(StudyFullError);
+    expect(() => assignTrials(t.db, 'inc', 'early', undefined, new Date('2026-01-01T10:20:00Z'))).toThrow(StudyFullError);
 
     const later = new Date('2026-01-01T10:33:00Z');
     insertListener(t.db, 'inc', 'later', later);
-    expect(assignTrials(t.db, 'inc', 'later', { now: later })).toBe(6);
+    expect(assignTrials(t.db, 'inc', 'later', undefined, later)).toBe(6);
     // The four abandoned items come first; the two already rated follow only to make up k.
     const rows = assigned(t.db, 'later');
     expect(rows).toHaveLength(6);

@@ -22,13 +22,6 @@ export class StudyFullError extends Error {
   }
 }
 
-export interface AssignOptions {
-  /** Defaults to the study definition's seed. */
-  seed?: number | string;
-  /** The clock, for tests. */
-  now?: Date;
-}
-
 interface ItemRow {
   id: string;
   kind: 'pair' | 'attention' | 'practice';
@@ -91,11 +84,11 @@ function itemsSeenByParticipant(db: Db, studyId: string, listenerId: string, par
 
 /**
  * Writes this listener's trials into `assignments` (position, item, first) and returns how many
- * there are. Idempotent: a listener who already has trials keeps them. Runs in one IMMEDIATE
+ * there are. `seed` defaults to the study's seed (mixed with the listener id either way). Idempotent: a listener who already has trials keeps them. Runs in one IMMEDIATE
  * transaction, so concurrent sessions (even from other processes) are handed out one at a time.
  * Throws StudyFullError when an incomplete-design study needs no more ratings.
  */
-export function assignTrials(db: Db, studyId: string, listenerId: string, options: AssignOptions = {}): number {
+export function assignTrials(db: Db, studyId: string, listenerId: string, seed?: number | string, now: Date = new Date()): number {
   const run = db.transaction((): number => {
     const existing = db.prepare('SELECT count(*) AS n FROM assignments WHERE listener_id = ?').get(listenerId) as { n: number };
     if (existing.n > 0) return existing.n;
@@ -104,9 +97,7 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, option
     const listener = db.prepare('SELECT study_id FROM listeners WHERE id = ?').get(listenerId) as { study_id: string } | undefined;
     if (!listener || listener.study_id !== studyId) throw new Error(`listener ${listenerId} does not belong to study ${studyId}`);
     const definition = StudyDefinition.parse(JSON.parse(study.definition));
-    const seed = options.seed ?? definition.seed;
-    const now = options.now ?? new Date();
-    const random = createRandom(seed, 'listener', listenerId);
+    const random = createRandom(seed ?? definition.seed, 'listener', listenerId);
 
     const items = db.prepare('SELECT id, kind, seq FROM items WHERE study_id = ? ORDER BY seq').all(studyId) as ItemRow[];
     const practice = items.filter((i) => i.kind === 'practice').map((i) => i.id);

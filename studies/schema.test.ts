@@ -34,7 +34,7 @@ describe('parseStudyYaml', () => {
     const { definition } = parseStudyYaml(minimal);
     expect(definition).toMatchObject({
       task: 'holistic_creative_synthesis',
-      listening: 'whole',
+      listening: { mode: 'whole' },
       screening: { kind: 'none', required: false },
       exclusion: { minAttention: 0.75, excludeFailedScreening: false },
       linkParameters: ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID'],
@@ -58,12 +58,12 @@ describe('parseStudyYaml', () => {
   it('explains bad enum values, nested list entries and cross-field rules', () => {
     const yaml = minimal
       .replace('systemB: b }', 'systemB: b, note: x }')
-      .replace('completion:\n  code: OK\n', 'completion: {}\nscreening: { kind: earbuds }\nlistening: { seconds: -2 }\n');
+      .replace('completion:\n  code: OK\n', 'completion: {}\nscreening: { kind: earbuds }\nlistening: { mode: seconds, seconds: -2 }\n');
     const lines = problems(yaml);
     expect(lines).toContain('study.yaml:8:61 items.list[0].note: unknown key');
     expect(lines).toContain('study.yaml:12:13 completion: give a code, a redirectUrl, or both');
     expect(lines.find((l) => l.startsWith('study.yaml:13:20 screening.kind:'))).toMatch(/expected one of "none"\|"antiphase"\|"huggins"\|"both"/);
-    expect(lines).toContain('study.yaml:14:23 listening.seconds: Too small: expected number to be >0');
+    expect(lines).toContain('study.yaml:14:38 listening.seconds: Too small: expected number to be >0');
   });
 
   it('reports YAML syntax errors with their position', () => {

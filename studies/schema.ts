@@ -119,9 +119,10 @@ export const Design = z.discriminatedUnion('kind', [
 ]);
 export type Design = z.infer<typeof Design>;
 
-export const Listening = z.union([
-  z.literal('whole').describe('the whole clip must be heard before choosing'),
-  z.object({ seconds: z.number().positive() }).strict().describe('at least this many seconds must be heard'),
+/** Same shape as the API's ListeningRequirement (server/contract.ts), so it is served as is. */
+export const Listening = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('whole') }).strict().describe('the whole clip must be heard before choosing'),
+  z.object({ mode: z.literal('seconds'), seconds: z.number().positive() }).strict().describe('at least this many seconds must be heard'),
 ]);
 
 export const Exclusion = z
@@ -155,7 +156,7 @@ export const StudyDefinition = z
     attentionChecks: AttentionConfig.optional(),
     practice: z.array(KnownAnswer).default([]),
     design: Design,
-    listening: Listening.default('whole'),
+    listening: Listening.default({ mode: 'whole' }),
     screening: z
       .object({ kind: z.enum(['none', 'antiphase', 'huggins', 'both']).default('none'), required: z.boolean().default(false) })
       .strict()

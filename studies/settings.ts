@@ -15,7 +15,7 @@ export function readStudyDefinition(db: Db, studyId: string): StudyDefinition {
 }
 
 export function listeningRequirement(definition: StudyDefinition): ListeningRequirement {
-  return definition.listening === 'whole' ? { mode: 'whole' } : { mode: 'seconds', seconds: definition.listening.seconds };
+  return definition.listening;
 }
 
 /** The welcome/consent/instructions payload (contract StudyIntro) for a study. */

@@ -10,7 +10,7 @@
  * by what each bucket holds). Then greedily (1) cover systems below k, preferring pairs of two
  * under-covered systems and buckets furthest below target, and (2) fill each bucket to target
  * with the pairs whose systems are least used so far. Ties are broken by a seeded shuffle.
- * Cost O(count × candidates).
+ * Cost O(candidates + count × min(candidates, 4000)).
  */
 import { createRandom } from './random';
 
@@ -178,9 +178,15 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   }
 
   // Buckets over the observed |Δ| range.
-  const abs = all.map((c) => Math.abs(c.delta ?? 0));
-  const lo = abs.length ? Math.min(...abs) : 0;
-  const hi = abs.length ? Math.max(...abs) : 0;
+  // A loop, not Math.min(...): pools of MetaSet size exceed the engine's argument limit.
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const c of all) {
+    const d = Math.abs(c.delta ?? 0);
+    if (d < lo) lo = d;
+    if (d > hi) hi = d;
+  }
+  if (all.length === 0) lo = hi = 0;
   const width = (hi - lo) / nBuckets;
   for (const c of all) {
     const d = Math.abs(c.delta ?? 0);
@@ -206,16 +212,28 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
     perUtterance.set(c.utteranceId, (perUtterance.get(c.utteranceId) ?? 0) + 1);
     perBucket[c.bucket]++;
   };
-  const bestOf = (score: (c: Candidate) => number): Candidate | undefined => {
+  // Each pick looks at the first SCAN eligible candidates of the relevant (shuffled) list: exact
+  // for study-sized pools, and a seeded random subset for MetaSet-sized ones (10^5+ pairs).
+  const SCAN = 4000;
+  const bestOf = (list: readonly Candidate[], score: (c: Candidate) => number): Candidate | undefined => {
     let best: Candidate | undefined;
     let bestScore = -Infinity;
-    for (const c of pool) {
+    let seen = 0;
+    for (const c of list) {
       if (!eligible(c)) continue;
       const s = score(c);
       if (s > bestScore) [best, bestScore] = [c, s];
+      if (++seen >= SCAN) break;
     }
     return best;
   };
+  const bySystem = new Map(systems.map((s) => [s, [] as Candidate[]]));
+  const byBucket = Array.from({ length: nBuckets }, () => [] as Candidate[]);
+  for (const c of pool) {
+    bySystem.get(c.s1)!.push(c);
+    bySystem.get(c.s2)!.push(c);
+    byBucket[c.bucket].push(c);
+  }
 
   // (1) coverage: every system in ≥ k items.
   const systemOrder = random.shuffle(systems);
@@ -226,12 +244,11 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
     if (chosen.length >= options.count) {
       throw new SamplingError(`could not cover every system ${k} times within ${options.count} items (${neediest} has ${perSystem.get(neediest)})`);
     }
-    const pick = bestOf((c) => {
-      if (c.s1 !== neediest && c.s2 !== neediest) return -Infinity;
+    const pick = bestOf(bySystem.get(neediest)!, (c) => {
       const other = c.s1 === neediest ? c.s2 : c.s1;
       return (deficit(other) > 0 ? 1000 : 0) + 10 * (target[c.bucket] - perBucket[c.bucket]) - perSystem.get(other)!;
     });
-    if (!pick || (pick.s1 !== neediest && pick.s2 !== neediest)) {
+    if (!pick) {
       throw new SamplingError(`system ${neediest} cannot reach minPerSystem ${k} with maxPerUtterance ${options.maxPerUtterance}`);
     }
     take(pick);
@@ -246,8 +263,8 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
       if (bucket < 0 || target[b] - perBucket[b] > target[bucket] - perBucket[bucket]) bucket = b;
     }
     if (bucket < 0) throw new SamplingError(`only ${chosen.length} of ${options.count} items could be drawn with maxPerUtterance ${options.maxPerUtterance}`);
-    const pick = bestOf((c) => (c.bucket === bucket ? -(perSystem.get(c.s1)! + perSystem.get(c.s2)!) : -Infinity));
-    if (!pick || pick.bucket !== bucket) {
+    const pick = bestOf(byBucket[bucket], (c) => -(perSystem.get(c.s1)! + perSystem.get(c.s2)!));
+    if (!pick) {
       exhausted.add(bucket);
       continue;
     }

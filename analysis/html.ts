@@ -1,0 +1,1 @@
+export function renderReportHtml(r: unknown): string { return JSON.stringify(r); }

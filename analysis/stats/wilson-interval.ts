@@ -9,7 +9,7 @@
  * inference", JASA 22:209–212; Newcombe (1998), Statistics in Medicine 17:857–872, method 3.
  * Complexity: O(1).
  * Edge cases: n = 0 → null (no data, no interval); x = 0 or x = n give a one-sided-looking
- * interval that still has width (unlike the Wald interval). Written by hand: simple-statistics
+ * interval that still has width (unlike the Wald interval), with the bound at 0 or 1 exact. Written by hand: simple-statistics
  * has no proportion interval.
  */
 export const Z95 = 1.959963984540054;
@@ -22,5 +22,9 @@ export function wilsonInterval(successes: number, n: number, z: number = Z95): [
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+  // At x = 0 (x = n) the lower (upper) bound is exactly 0 (1) algebraically; set it so rounding
+  // cannot leave the point estimate outside its own interval.
+  const lo = successes === 0 ? 0 : Math.max(0, centre - half);
+  const hi = successes === n ? 1 : Math.min(1, centre + half);
+  return [lo, hi];
 }

@@ -145,3 +145,18 @@ describe('readBundle with skipInvalid', () => {
     });
   });
 });
+
+describe('line numbers with quoted fields spanning lines', () => {
+  it('names the physical line of a bad row after a multi-line field', async () => {
+    const e = await refusal({
+      'items.csv': 'item_id,utterance_id,system_a,system_b,attention,expected\ni1,"two\nlines",A,B,0,\nc1,u2,T,F,1,b\n',
+      'votes.csv': goodVotes + 'i1,L2,a,zz\n',
+      'judge_scores.csv': goodScores,
+    });
+    expect([e.file, e.line]).toEqual(['votes.csv', 4]);
+    const e2 = await refusal({
+      'items.csv': 'item_id,utterance_id,system_a,system_b,attention,expected\ni1,"two\nlines",A,B,0,\nc1,u2,T,F,7,b\n',
+    });
+    expect([e2.file, e2.line, e2.column]).toEqual(['items.csv', 4, '5 (attention)']);
+  });
+});

@@ -291,35 +291,62 @@ async function readCsv(
   const path = join(dir, file);
   if (!existsSync(path)) throw new BundleError(file, 0, null, `missing file (expected ${path})`, 'missing file');
   const required = COLUMNS[file];
-  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }));
+  // Records are numbered as they arrive; csv-parse's per-record line info would double the parse
+  // time, so the exact line (which differs only when a quoted field spans lines) is looked up
+  // in a second pass, on the refusal path only.
+  let record = 0;
   let header: string[] | null = null;
   let index: number[] = [];
+  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      const line = info.lines;
-      if (!header) {
-        header = record.map((h) => h.trim());
-        const missing = required.filter((c) => !header!.includes(c));
-        if (missing.length) throw new BundleError(file, line, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
-        index = required.map((c) => header!.indexOf(c));
-        continue;
-      }
-      if (record.length !== header.length) {
-        builder.reject(new BundleError(file, line, null, `has ${record.length} fields, the header has ${header.length}`, 'wrong number of fields'));
-        continue;
-      }
-      const row: Record<string, string> = {};
-      for (let c = 0; c < required.length; c++) row[required[c]] = record[index[c]];
-      onRow(row, line);
-    }
+    await new Promise<void>((resolve, reject) => {
+      parser.on('error', reject);
+      parser.on('end', resolve);
+      parser.on('data', (fields: string[]) => {
+        record++;
+        try {
+          if (!header) {
+            header = fields.map((h) => h.trim());
+            const missing = required.filter((c) => !header!.includes(c));
+            if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
+            index = required.map((c) => header!.indexOf(c));
+            return;
+          }
+          if (fields.length !== header.length) {
+            builder.reject(new BundleError(file, record, null, `has ${fields.length} fields, the header has ${header.length}`, 'wrong number of fields'));
+            return;
+          }
+          const row: Record<string, string> = {};
+          for (let c = 0; c < required.length; c++) row[required[c]] = fields[index[c]];
+          onRow(row, record);
+        } catch (e) {
+          parser.destroy();
+          reject(e);
+        }
+      });
+    });
   } catch (e) {
-    if (e instanceof BundleError) throw e;
+    if (e instanceof BundleError) {
+      throw new BundleError(e.file, await lineOfRecord(path, e.line), e.column, e.problem, e.reason);
+    }
     const err = e as Error & { lines?: number };
     throw new BundleError(file, err.lines ?? 0, null, `not valid CSV: ${err.message}`, 'malformed CSV');
+  }
+  if (!header) throw new BundleError(file, 1, null, 'empty file: expected a header row', 'missing column');
+}
+
+/** The line on which record number `target` (1 = header) ends. */
+async function lineOfRecord(path: string, target: number): Promise<number> {
+  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }));
+  let n = 0;
+  try {
+    for await (const { info } of parser as AsyncIterable<{ info: { lines: number } }>) {
+      if (++n === target) return info.lines;
+    }
   } finally {
     parser.destroy();
   }
-  if (!header) throw new BundleError(file, 1, null, 'empty file: expected a header row', 'missing column');
+  return target;
 }
 
 /** RFC 4180: quote a field holding a comma, quote, CR or LF, or edge spaces; double the quotes. */

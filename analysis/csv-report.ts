@@ -27,7 +27,12 @@ export function reportCsvFiles(report: Report): Record<string, string> {
     'buckets.csv': csv(['judge', 'bucket', 'lo', 'hi', 'n', 'agreement', 'ci95_lo', 'ci95_hi', 'p_value'],
       report.judges.flatMap((j) => j.buckets.map((b) => [j.judge, b.bucket, b.lo, b.hi, b.n, b.agreement, b.ci95?.[0], b.ci95?.[1], b.p_value]))),
     'calibration.csv': csv(['judge', 'votes', 'beta0', 'beta1', 'se_beta0', 'se_beta1', 'position_bias'],
-      report.judges.map((j) => [j.judge, ...Object.values(j.calibration)])),
+      report.judges.map((j) => {
+        const c = j.calibration;
+        return [j.judge, c.votes, c.beta0, c.beta1, c.se_beta0, c.se_beta1, c.position_bias];
+      })),
+    'calibration_bins.csv': csv(['judge', 'lo', 'hi', 'x_mean', 'votes', 'first_chosen'],
+      report.judges.flatMap((j) => j.calibration.bins.map((b) => [j.judge, b.lo, b.hi, b.x_mean, b.votes, b.first_chosen]))),
     'system_means.csv': csv(['judge', 'system', 'mean_score'],
       report.judges.flatMap((j) => Object.entries(j.system_means).map(([s, m]) => [j.judge, s, m]))),
     'ranking.csv': csv(['judge', 'systems', 'spearman_rho', 'kendall_tau'],

@@ -78,7 +78,7 @@ describe('analyze on a hand-worked study', () => {
     expect(Object.keys(report).sort()).toEqual(['bradley_terry', 'judges', 'listeners', 'reliability']);
     expect(Object.keys(report.judges[0]).sort()).toEqual(
       ['buckets', 'calibration', 'ci95', 'cohen_kappa', 'judge', 'n', 'n_delta_zero', 'p_value', 'agreement', 'ranking', 'system_means'].sort());
-    expect(Object.keys(report.judges[0].calibration)).toEqual(['votes', 'beta0', 'beta1', 'se_beta0', 'se_beta1', 'position_bias']);
+    expect(Object.keys(report.judges[0].calibration)).toEqual(['votes', 'beta0', 'beta1', 'se_beta0', 'se_beta1', 'position_bias', 'bins']);
     expect(Object.keys(report.judges[0].ranking)).toEqual(['systems', 'spearman_rho', 'kendall_tau']);
   });
 

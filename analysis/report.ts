@@ -75,9 +75,19 @@ export interface JudgeReport {
     se_beta0: number | null;
     se_beta1: number | null;
     position_bias: number | null;
+    /** equal-width bins of x = s(first) − s(second): observed share of first-shown chosen (for the plot) */
+    bins: CalibrationBin[];
   };
   system_means: Record<string, number | null>;
   ranking: { systems: number; spearman_rho: number | null; kendall_tau: number | null };
+}
+
+export interface CalibrationBin {
+  lo: number;
+  hi: number;
+  x_mean: number;
+  votes: number;
+  first_chosen: number;
 }
 
 export interface SystemStrength {
@@ -488,6 +498,7 @@ function judgeReport(
       se_beta0: fit?.seBeta0 ?? null,
       se_beta1: fit?.seBeta1 ?? null,
       position_bias: fit ? 1 / (1 + Math.exp(-fit.beta0)) : null,
+      bins: calibrationBins(xs, ys, ws, 10),
     },
     system_means: systemMeans,
     ranking: {
@@ -496,6 +507,33 @@ function judgeReport(
       kendall_tau: bt.length >= 2 ? kendallTauB(bt, means) : null,
     },
   };
+}
+
+/** Observed share of first-shown captions chosen in equal-width bins of x (weighted rows). */
+function calibrationBins(xs: number[], ys: number[], ws: number[], count: number): CalibrationBin[] {
+  if (xs.length === 0) return [];
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of xs) {
+    min = Math.min(min, x);
+    max = Math.max(max, x);
+  }
+  const w = (max - min) / count || 1;
+  const votes = new Float64Array(count);
+  const first = new Float64Array(count);
+  const xsum = new Float64Array(count);
+  xs.forEach((x, i) => {
+    const b = Math.min(count - 1, Math.floor((x - min) / w));
+    votes[b] += ws[i];
+    first[b] += ws[i] * ys[i];
+    xsum[b] += ws[i] * x;
+  });
+  const bins: CalibrationBin[] = [];
+  for (let b = 0; b < count; b++) {
+    if (votes[b] === 0) continue;
+    bins.push({ lo: min + b * w, hi: min + (b + 1) * w, x_mean: xsum[b] / votes[b], votes: votes[b], first_chosen: first[b] / votes[b] });
+  }
+  return bins;
 }
 
 /**

@@ -48,7 +48,7 @@ function ticks(lo: number, hi: number, count = 5): number[] {
 }
 
 function bucketChart(buckets: BucketReport[]): string {
-  const W = 560, H = 240, L = 56, R = 16, T = 16, B = 52;
+  const W = 480, H = 240, L = 56, R = 16, T = 16, B = 52;
   const x = (i: number) => L + ((i + 0.5) / buckets.length) * (W - L - R);
   const y = scale(0, 1, H - B, T);
   const grid = [0, 0.25, 0.5, 0.75, 1].map((t) =>
@@ -66,7 +66,7 @@ function bucketChart(buckets: BucketReport[]): string {
 function calibrationChart(j: JudgeReport): string {
   const c = j.calibration;
   if (c.bins.length === 0) return '<p class="muted">No votes with judge scores.</p>';
-  const W = 560, H = 260, L = 56, R = 16, T = 16, B = 40;
+  const W = 430, H = 250, L = 56, R = 16, T = 16, B = 40;
   const lo = Math.min(...c.bins.map((b) => b.lo));
   const hi = Math.max(...c.bins.map((b) => b.hi));
   const x = scale(lo, hi, L, W - R);

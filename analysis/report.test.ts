@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildBundle, type BundleItem, type BundleVote, type JudgeScore } from './bundle';
 import { minMedianResponseTime, requireScreening } from './exclusion';
-import { analyze, gapBuckets, type Report } from './report';
+import { analyze, biasCorrectedInterval, gapBuckets, type Report } from './report';
 import { simulate } from './simulate';
 import { cohenKappa } from './stats/cohen-kappa';
 import { fleissKappa } from './stats/fleiss-kappa';
@@ -224,3 +224,18 @@ describe('bootstrap', () => {
 function round(_key: string, value: unknown) {
   return typeof value === 'number' ? Number(value.toPrecision(9)) : value;
 }
+
+describe('biasCorrectedInterval', () => {
+  it('equals the plain percentile interval when the estimate is the draws’ median', () => {
+    const draws = Array.from({ length: 1001 }, (_, i) => i / 1000);
+    const ci = biasCorrectedInterval(draws, 0.5)!;
+    expect(ci[0]).toBeCloseTo(0.025, 3);
+    expect(ci[1]).toBeCloseTo(0.975, 3);
+  });
+  it('shifts with the bias and is withheld when every draw is on one side', () => {
+    const draws = Array.from({ length: 1001 }, (_, i) => i / 1000);
+    const ci = biasCorrectedInterval(draws, 0.6)!;
+    expect(ci[0]).toBeGreaterThan(0.025);
+    expect(biasCorrectedInterval(draws, 2)).toBeNull();
+  });
+});

@@ -1,4 +1,4 @@
-import { quantileSorted } from 'simple-statistics';
+import { errorFunction, probit, quantileSorted } from 'simple-statistics';
 import type { Bundle } from './bundle';
 import type { ExclusionRule } from './exclusion';
 import { seededRandom } from './random';
@@ -588,7 +588,7 @@ interface BootstrapInput {
 }
 
 /**
- * Percentile bootstrap over listeners. Each listener's votes are reduced once to a sparse
+ * Bootstrap over listeners (bias-corrected percentile intervals, see biasCorrectedInterval). Each listener's votes are reduced once to a sparse
  * win-count table (pair → count) and an item list; a resample draws listeners with
  * replacement and adds their tables with multiplicity weights, so a BT refit costs
  * O(distinct pairs + K³) rather than a pass over raw comparisons. A resample whose win table
@@ -679,21 +679,44 @@ function runBootstrap(report: Report, opts: { n: number; seed: number }, d: Boot
     for (let s = 0; s < K; s++) thetaDraws[s].push(fit.theta[s]);
   }
 
-  const percentile = (draws: number[]): Interval | null => {
-    if (draws.length < 2) return null;
-    const sorted = [...draws].sort((a, c) => a - c);
-    return [quantileSorted(sorted, 0.025), quantileSorted(sorted, 0.975)];
-  };
   const withhold = missing > 0.1 * opts.n;
   for (const entry of report.bradley_terry.systems) {
-    entry.bootstrap_ci95 = withhold ? null : percentile(thetaDraws[d.systems.indexOf(entry.system)]);
+    entry.bootstrap_ci95 = withhold ? null : biasCorrectedInterval(thetaDraws[d.systems.indexOf(entry.system)], entry.log_strength);
   }
-  report.judges.forEach((j, idx) => (j.bootstrap_ci95 = percentile(agreementDraws[idx])));
+  report.judges.forEach((j, idx) => (j.bootstrap_ci95 = j.agreement === null ? null : biasCorrectedInterval(agreementDraws[idx], j.agreement)));
+  const notes: string[] = [];
+  if (withhold) notes.push(`BT bootstrap intervals withheld: the MLE did not exist in ${missing} of ${opts.n} resamples`);
+  const noAgreementCi = report.judges.filter((j) => j.agreement !== null && j.bootstrap_ci95 === null).map((j) => j.judge);
+  if (noAgreementCi.length) {
+    notes.push(`agreement bootstrap intervals withheld for ${noAgreementCi.join(', ')}: the resampled agreements all fell on one side of the estimate (duplicated listeners flip close majorities), so the bias cannot be corrected; use the Wilson ci95`);
+  }
   report.bootstrap = {
     resamples: opts.n,
     seed: opts.seed,
     resampled: 'listeners',
     bt_mle_missing: missing,
-    ...(withhold ? { note: `BT bootstrap intervals withheld: the MLE did not exist in ${missing} of ${opts.n} resamples` } : {}),
+    ...(notes.length ? { note: notes.join('; ') } : {}),
   };
+}
+
+/**
+ * Bias-corrected (BC) percentile interval: z0 = Φ⁻¹(share of draws below the estimate, ties
+ * counted half); the interval is the draws' quantiles at Φ(2z0 ∓ 1.96). It matters for the
+ * majority-vote agreement: resampling listeners with replacement duplicates some and drops
+ * others, which flips close majorities and shifts every resampled agreement downwards, so the
+ * plain percentile interval can miss the estimate altogether. When all draws lie on one side of
+ * the estimate the bias cannot be estimated and the interval is withheld (null).
+ * Source: Efron (1987), JASA 82:171–185; Efron & Tibshirani (1993), An Introduction to the
+ * Bootstrap, §14.3. Φ and Φ⁻¹ from simple-statistics (errorFunction, probit).
+ */
+export function biasCorrectedInterval(draws: readonly number[], estimate: number): Interval | null {
+  if (draws.length < 2) return null;
+  let below = 0;
+  for (const x of draws) below += x < estimate ? 1 : x === estimate ? 0.5 : 0;
+  const p0 = below / draws.length;
+  if (p0 <= 0 || p0 >= 1) return null;
+  const z0 = probit(p0);
+  const phi = (z: number) => 0.5 * (1 + errorFunction(z / Math.SQRT2));
+  const sorted = [...draws].sort((a, b) => a - b);
+  return [quantileSorted(sorted, phi(2 * z0 - Z95)), quantileSorted(sorted, phi(2 * z0 + Z95))];
 }

@@ -24,12 +24,14 @@ export type Outcome = 'acked' | 'recorded' | 'rejected' | 'retry';
 
 /**
  * What a failed send means. 409 already_answered: the server holds an answer for this trial (an
- * earlier attempt whose reply was lost, or another tab) — done. Other 4xx except 408/429 cannot
- * succeed by repetition. Everything else (network, timeout, 408, 429, 5xx) is worth retrying.
+ * earlier attempt whose reply was lost, or another tab) — done. 409 screening_required: the
+ * headphone check is still on its way to the server — try again later. Other 4xx except 408/429
+ * cannot succeed by repetition. Everything else (network, timeout, 408, 429, 5xx) is retried.
  */
 export function classifyFailure(error: unknown): Exclude<Outcome, 'acked'> {
   if (error instanceof HttpError) {
     if (error.status === 409 && error.body?.error === 'already_answered') return 'recorded';
+    if (error.status === 409 && error.body?.error === 'screening_required') return 'retry';
     if (error.status === 408 || error.status === 429 || error.status >= 500) return 'retry';
     return 'rejected';
   }

@@ -11,6 +11,9 @@ export interface WaveformProps {
   onReady?(ws: WaveSurfer): void;
 }
 
+/** The server's CSP allows inline <style> (wavesurfer's shadow DOM) only with this page's nonce. */
+const styleNonce = () => document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content || undefined;
+
 /** The clip's waveform from precomputed peaks: drawn at once, no download or decoding first. */
 export function Waveform({ media, peaks, duration, onDrawn, onReady }: WaveformProps) {
   const box = useRef<HTMLDivElement>(null);
@@ -34,6 +37,7 @@ export function Waveform({ media, peaks, duration, onDrawn, onReady }: WaveformP
       barRadius: 2,
       normalize: true,
       dragToSeek: true,
+      cspNonce: styleNonce(),
     });
     let drawn = false;
     const unsub = ws.on('redrawcomplete', () => {

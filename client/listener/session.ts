@@ -134,14 +134,15 @@ export class ListenerSession {
     if (!this.trials.has(this.position)) this.sync();
   }
 
+  /** Sends the headphone check's outcome, retrying until the server has it (votes wait for it). */
   async recordScreening(body: ScreeningBody): Promise<void> {
-    for (let attempt = 1; attempt <= 6 && this.token; attempt++) {
+    for (let attempt = 1; this.token; attempt++) {
       try {
         await api.screening(this.token, body);
         return;
       } catch (error) {
         if (error instanceof HttpError && error.status < 500 && error.status !== 408 && error.status !== 429) return;
-        await new Promise((r) => setTimeout(r, backoffDelay(attempt, 500, 8000)));
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt, 500, 10_000)));
       }
     }
   }

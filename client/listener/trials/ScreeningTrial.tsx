@@ -132,13 +132,23 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
     [played, plan, index, rules, attempt, finish, advance, spec.kind],
   );
 
+  const playButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (stage === 'rounds' && played === 'no') playButton.current?.focus();
+  }, [stage, played, index]);
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (stage === 'rounds' && ['1', '2', '3'].includes(e.key)) answer(Number(e.key) - 1);
+      if (stage !== 'rounds' || e.repeat) return;
+      if (['1', '2', '3'].includes(e.key)) answer(Number(e.key) - 1);
+      else if ((e.key === 'Enter' || e.key === ' ') && played === 'no') {
+        e.preventDefault();
+        playRound();
+      }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [stage, answer]);
+  }, [stage, answer, played, playRound]);
 
   const text = TEXT[spec.kind];
   return (
@@ -174,7 +184,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
             Sound {index + 1} of {plan.length}
           </p>
           <p>{text.task}</p>
-          <button type="button" className="primary" onClick={playRound} disabled={played !== 'no'} autoFocus>
+          <button ref={playButton} type="button" className="primary" onClick={playRound} disabled={played !== 'no'}>
             {played === 'playing' ? 'Playing…' : played === 'done' ? 'Played' : 'Play the sounds'}
           </button>
           <p className="question-text">{text.question}</p>

@@ -99,8 +99,9 @@ function requestedRange(
     end = size - 1;
   } else {
     start = Number(match[1]);
-    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-    if (end < start && match[2] !== '') return null;
+    const last = match[2] === '' ? Infinity : Number(match[2]);
+    if (last < start) return null; // not a valid range: ignored, per RFC 9110
+    end = Math.min(last, size - 1);
   }
   if (start >= size) return 'unsatisfiable';
   return { start, end };

@@ -69,6 +69,14 @@ export const securityPlugin = fp<{ rateLimits: RateLimits }>(
       return hook;
     });
 
+    // Bodies are read as UTF-8; a body declared in another charset would be misread, so refuse it.
+    app.addHook('onRequest', async (request) => {
+      const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+      if (charset && charset.toLowerCase() !== 'utf-8') {
+        throw new HttpError(415, 'unsupported_media_type', `request bodies must be UTF-8, not ${charset.slice(0, 40)}`);
+      }
+    });
+
     app.setNotFoundHandler((request, reply) => {
       reply.code(404).send({ error: 'not_found', message: `no such resource: ${request.method} ${request.url.slice(0, 200)}` });
     });

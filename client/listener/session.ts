@@ -185,7 +185,9 @@ export class ListenerSession {
   }
 
   private absorb(state: SessionState): void {
-    for (const t of [state.trial, state.next]) if (t) this.trials.set(t.position, t);
+    // Keep the objects already on screen: a trial's content never changes, and a new object
+    // would restart the trial the listener is in the middle of.
+    for (const t of [state.trial, state.next]) if (t && !this.trials.has(t.position)) this.trials.set(t.position, t);
     this.total = state.progress.total;
     this.completion = state.completion;
     const pending = this.queue

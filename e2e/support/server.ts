@@ -35,7 +35,10 @@ export interface ServeOptions {
 /** Starts e2e/support/serve.ts in its own process and waits for its address. */
 export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
   const args = [
-    join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+    '--import',
+    join(root, 'e2e', 'support', 'wavefile-esm.mjs'),
+    '--import',
+    'tsx',
     join(root, 'e2e', 'support', 'serve.ts'),
     '--pairs', String(o.pairs ?? 6),
     '--attention', String(o.attention ?? 2),

@@ -25,8 +25,9 @@ function requirementText(env: TrialProps<Trial, PairResponse>['env'], duration: 
  * like this; practice trials are the same screen with feedback after the answer.
  */
 export function PairTrial({ spec, env, finish, advance }: TrialProps<Trial, PairResponse>) {
-  const clip = useMemo(() => env.clips.prepare(spec), [env.clips, spec]);
-  const tracker = useMemo(() => new ListeningTracker(spec.clip.duration), [spec]);
+  // Keyed on the clip, not the spec object: a re-sent copy of the same trial must not reset listening.
+  const clip = useMemo(() => env.clips.prepare(spec), [env.clips, spec.clip.id]);
+  const tracker = useMemo(() => new ListeningTracker(spec.clip.duration), [spec.clip.id, spec.clip.duration]);
   const [peaks, setPeaks] = useState<Peaks | null>(null);
   const [peaksFailed, setPeaksFailed] = useState(false);
   const [playing, setPlaying] = useState(false);
@@ -62,9 +63,10 @@ export function PairTrial({ spec, env, finish, advance }: TrialProps<Trial, Pair
     const check = () => setUnlocked(tracker.satisfies(env.listening));
     const handlers: Array<[string, () => void]> = [
       ['play', () => (tracker.play(a.currentTime), setPlaying(true), setPlayError(false))],
-      ['pause', () => (tracker.pause(), setPlaying(false))],
+      // At the end of the clip the element pauses before 'ended': keep the last stretch counted.
+      ['pause', () => (a.ended ? undefined : tracker.pause(), setPlaying(false))],
       ['seeking', () => tracker.pause()],
-      ['timeupdate', () => (a.paused ? undefined : tracker.time(a.currentTime), setTime(a.currentTime), check())],
+      ['timeupdate', () => (a.paused && !a.ended ? undefined : tracker.time(a.currentTime), setTime(a.currentTime), check())],
       ['ended', () => (tracker.ended(), setPlaying(false), check())],
       ['canplay', () => setAudioReady(true)],
     ];

@@ -47,6 +47,8 @@ test('a listener completes the study with the keyboard only; the database and th
       await page.keyboard.press('Space');
       await expect(page.locator('section.trial[data-unlocked="true"]')).toBeVisible({ timeout: 15_000 });
       await page.keyboard.press('2');
+      await expect(page.getByRole('radio', { checked: true })).toHaveCount(1);
+      await page.waitForTimeout(300); // let the selection transition settle for the screenshot
       await page.screenshot({ path: '/work/notes/trial.png' }).catch(() => page.screenshot({ path: 'test-results/trial.png' }));
       await page.keyboard.press('Enter');
       choices.push({ position: 3, choice: 2 });

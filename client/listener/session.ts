@@ -23,8 +23,13 @@ export interface SessionSnapshot {
 
 const tokenKey = (study: string) => `earmark:session:${study}`;
 
-/** Where the listener stands: never behind the server, never before an answer already given. */
-export function resolvePosition(local: number, server: SessionState, pendingPositions: number[]): number {
+/**
+ * Where the listener stands: never behind the server (another tab may have moved on), never
+ * before an answer already given. `holding`: the trial on screen was answered here and is still
+ * showing (practice feedback); it moves on when the listener says so, not when the server does.
+ */
+export function resolvePosition(local: number, server: SessionState, pendingPositions: number[], holding: boolean): number {
+  if (holding) return local;
   const serverPos = server.trial?.position ?? (server.completion ? server.progress.total : server.progress.done);
   const afterPending = pendingPositions.length ? Math.max(...pendingPositions) + 1 : 0;
   return Math.max(local, serverPos, afterPending);
@@ -44,6 +49,8 @@ export class ListenerSession {
   private syncFailures = 0;
   private syncTimer: ReturnType<typeof setTimeout> | null = null;
   private feedbackWaiters = new Map<string, (fb: TrialFeedback | null) => void>();
+  /** Positions answered in this tab. */
+  private answered = new Set<number>();
 
   constructor(
     readonly study: string,
@@ -120,6 +127,7 @@ export class ListenerSession {
     const feedback = wantsFeedback
       ? new Promise<TrialFeedback | null>((resolve) => this.feedbackWaiters.set(body.voteId, resolve))
       : Promise.resolve(null);
+    this.answered.add(trial.position);
     if (!this.queue.enqueue({ token: this.token, body })) {
       this.feedbackWaiters.delete(body.voteId);
       return Promise.resolve(null);
@@ -194,7 +202,7 @@ export class ListenerSession {
       .pending()
       .filter((v) => v.token === this.token)
       .map((v) => v.body.position);
-    this.position = resolvePosition(this.position, state, pending);
+    this.position = resolvePosition(this.position, state, pending, this.answered.has(this.position));
     for (const p of this.trials.keys()) if (p < this.position - 1) this.trials.delete(p);
     this.emit();
   }

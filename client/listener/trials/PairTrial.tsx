@@ -206,6 +206,9 @@ export function PairTrial({ spec, env, finish, advance }: TrialProps<Trial, Pair
                 {c}
               </span>
               <span className="caption-text">{text}</span>
+              <span className="chosen-mark" aria-hidden="true">
+                ✓ Your choice
+              </span>
             </button>
           );
         })}

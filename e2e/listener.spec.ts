@@ -3,7 +3,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { answerByKeyboard, currentTrial, expectVotesEqualChoices, screeningByKeyboard, startByKeyboard, type Choice } from './support/listener';
+import {
+  answerByKeyboard,
+  currentTrial,
+  expectVotesEqualChoices,
+  screeningByKeyboard,
+  startByKeyboard,
+  trialTurnarounds,
+  type Choice,
+} from './support/listener';
 import { startServer, type E2eServer } from './support/server';
 
 /** RFC 4180 rows (quoted fields, doubled quotes). */
@@ -35,6 +43,9 @@ test.afterEach(async () => server?.stop());
 test('a listener completes the study with the keyboard only; the database and the export hold exactly those votes', async ({ page }) => {
   server = await startServer({ screening: 'antiphase' });
   await page.setViewportSize({ width: 1200, height: 860 });
+  const problems: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(e.message));
   // The completion redirect points outside; the test only checks the button is offered.
   await page.route(/example\.org/, (r) => r.abort());
   await startByKeyboard(page, `${server.url}/s/${server.study}?PROLIFIC_PID=p-123&STUDY_ID=s-9&junk=zzz`);
@@ -59,6 +70,12 @@ test('a listener completes the study with the keyboard only; the database and th
   await expect(page.getByTestId('completion-code')).toHaveText('C0MPL3TE', { timeout: 20_000 });
   await expect(page.getByRole('link', { name: 'Return to the study platform' })).toHaveAttribute('href', /example\.org/);
   await expect(page.locator('.save-status')).toHaveAttribute('data-pending', '0');
+
+  // The strict CSP (no inline script, style only with the page's nonce) blocked nothing we need.
+  expect(problems).toEqual([]);
+  const turnaround = await trialTurnarounds(page);
+  console.log(`choice → next trial playable and drawn (ms): ${turnaround.map((t) => t.toFixed(0)).join(' ')}`);
+  expect(turnaround.length).toBeGreaterThanOrEqual(7);
 
   const votes = server.votes();
   expect(votes).toHaveLength(9);

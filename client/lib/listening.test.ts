@@ -25,6 +25,15 @@ describe('ListeningTracker', () => {
     expect(tr.record()).toEqual({ playCount: 1, secondsListened: 3, heardToEnd: true, hiddenMs: 0, responseMs: 3000 });
   });
 
+  it('asks for playback to reach the end, not only most of the clip', () => {
+    const tr = new ListeningTracker(1, clock().now);
+    playThrough(tr, 0, 0.99);
+    expect(tr.coverage()).toBeGreaterThan(0.95);
+    expect(tr.satisfies({ mode: 'whole' })).toBe(false);
+    tr.ended();
+    expect(tr.satisfies({ mode: 'whole' })).toBe(true);
+  });
+
   it('does not count a seek as listening, so jumping to the end does not satisfy "whole"', () => {
     const tr = new ListeningTracker(4, clock().now);
     tr.play(0);

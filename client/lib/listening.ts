@@ -82,7 +82,8 @@ export class ListeningTracker {
 
   /** Whether the study's listening requirement is met, so a choice may be made. */
   satisfies(requirement: ListeningRequirement): boolean {
-    if (requirement.mode === 'whole' || requirement.seconds >= this.duration * WHOLE) return this.coverage() >= WHOLE;
+    if (requirement.mode === 'whole' || requirement.seconds >= this.duration * WHOLE)
+      return this.heardToEnd && this.coverage() >= WHOLE;
     return this.seconds >= requirement.seconds;
   }
 

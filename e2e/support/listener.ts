@@ -65,3 +65,20 @@ export function expectVotesEqualChoices(
     expect(v.chosen, `vote at position ${v.position}`).toBe(shownFirst ? v.first : v.first === 'a' ? 'b' : 'a');
   }
 }
+
+/**
+ * Trial turnaround as the client marks it: from the choice on trial p (`earmark:choice:p`) to
+ * trial p+1 being playable with its waveform drawn (`earmark:ready:p+1`), in ms. For the bench.
+ */
+export async function trialTurnarounds(page: Page): Promise<number[]> {
+  return page.evaluate(() => {
+    const at = new Map(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]));
+    const out: number[] = [];
+    for (const [name, t] of at) {
+      const m = /^earmark:choice:(\d+)$/.exec(name);
+      const ready = m && at.get(`earmark:ready:${Number(m[1]) + 1}`);
+      if (ready !== undefined && ready !== null) out.push(ready - t);
+    }
+    return out;
+  });
+}

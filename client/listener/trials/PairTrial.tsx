@@ -221,7 +221,16 @@ export function PairTrial({ spec, env, finish, advance }: TrialProps<Trial, Pair
               ? 'Correct — that caption describes the delivery better.'
               : 'Not quite — the other caption describes the delivery better.'}
           </p>
-          <button ref={continueButton} type="button" className="primary" onClick={advance}>
+          <button
+            ref={continueButton}
+            type="button"
+            className="primary"
+            onClick={() => {
+              // For practice the listener's move on is this press, not the choice before the feedback.
+              performance.mark(`earmark:choice:${spec.position}`);
+              advance();
+            }}
+          >
             Continue
           </button>
         </div>

@@ -109,16 +109,18 @@ function ThankYou({ completion }: { completion: Completion }) {
       {completion.code && (
         <>
           <p>Your completion code:</p>
-          <p className="code" data-testid="completion-code">
-            {completion.code}
-          </p>
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => void navigator.clipboard?.writeText(completion.code ?? '').then(() => setCopied(true))}
-          >
-            {copied ? 'Copied' : 'Copy code'}
-          </button>
+          <div className="code-row">
+            <p className="code" data-testid="completion-code">
+              {completion.code}
+            </p>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => void navigator.clipboard?.writeText(completion.code ?? '').then(() => setCopied(true))}
+            >
+              {copied ? 'Copied' : 'Copy code'}
+            </button>
+          </div>
         </>
       )}
       {redirect && (

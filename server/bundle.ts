@@ -1,5 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeBundle } from '../analysis/bundle';
 import type { ExportRows } from './store/export';
 
 /** The three files of a study export bundle, as text (analysis-spec §1). */
@@ -8,37 +10,31 @@ export interface BundleFiles {
   'votes.csv': string;
   'judge_scores.csv': string;
 }
+const FILES = ['items.csv', 'votes.csv', 'judge_scores.csv'] as const;
 
-const ITEM_COLUMNS = ['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected'] as const;
-// The four spec columns first; the rest are the extras the spec lets the app append.
-const VOTE_COLUMNS = [
-  'item_id', 'listener_id', 'first', 'chosen', 'position', 'play_count', 'seconds_listened', 'heard_to_end',
-  'hidden_ms', 'response_ms', 'client_ts', 'server_ts', 'vote_id',
+// What a vote records beyond the spec's four columns, written after them.
+const EXTRA_VOTE_COLUMNS = [
+  'position', 'play_count', 'seconds_listened', 'heard_to_end', 'hidden_ms', 'response_ms', 'client_ts', 'server_ts', 'vote_id',
 ] as const;
-const JUDGE_COLUMNS = ['utterance_id', 'system', 'judge', 'run', 'score'] as const;
 
-// TEMPORARY: analysis/bundle.ts (branch `analysis`) will own writeBundle; this is the one copy until then.
-export function bundleFiles(rows: ExportRows): BundleFiles {
-  return {
-    'items.csv': csv(ITEM_COLUMNS, rows.items),
-    'votes.csv': csv(VOTE_COLUMNS, rows.votes),
-    'judge_scores.csv': csv(JUDGE_COLUMNS, rows.judgeScores),
-  };
+/** Writes a study's bundle directory with the analysis module's writer, the one CSV writer. */
+export async function writeStudyBundle(dir: string, rows: ExportRows): Promise<void> {
+  await writeBundle(dir, {
+    items: rows.items.map((i) => ({ ...i, attention: i.attention === 1 })),
+    votes: rows.votes.map(({ item_id, listener_id, first, chosen, ...extra }) => ({ item_id, listener_id, first, chosen, extra })),
+    judgeScores: rows.judgeScores,
+    extraVoteColumns: EXTRA_VOTE_COLUMNS,
+  });
 }
 
-export function writeBundleDir(dir: string, files: BundleFiles): void {
-  mkdirSync(dir, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-}
-
-function csv<K extends string>(columns: readonly K[], rows: readonly { [key in K]: unknown }[]): string {
-  const lines = [columns.join(',')];
-  for (const row of rows) lines.push(columns.map((c) => field(row[c])).join(','));
-  return lines.join('\r\n') + '\r\n';
-}
-
-/** RFC 4180: quote a field that holds a comma, quote or line break; double inner quotes. */
-function field(value: unknown): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/** The bundle as text, for the export endpoint: written to a scratch directory and read back. */
+export async function bundleFiles(rows: ExportRows): Promise<BundleFiles> {
+  const dir = await mkdtemp(join(tmpdir(), 'earmark-bundle-'));
+  try {
+    await writeStudyBundle(dir, rows);
+    const [items, votes, judges] = await Promise.all(FILES.map((f) => readFile(join(dir, f), 'utf8')));
+    return { 'items.csv': items, 'votes.csv': votes, 'judge_scores.csv': judges };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
 import { configFromEnv } from './config';
+import { loadStudyDir } from '../studies/load';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const clientDir = join(root, 'dist', 'client');
@@ -27,8 +28,9 @@ const config = configFromEnv();
 const app = await buildApp(config, { clientDir: await ensureClientBuilt() });
 
 if (config.demo) {
-  // MERGE(studies): call `loadStudyDir(app.db, join(root, 'studies', 'demo'))` from studies/ here.
-  if (app.store.studies.get('demo')?.status === 'draft') app.store.studies.setStatus('demo', 'open');
+  // Idempotent: an unchanged demo is left as it is, votes included.
+  const { studyId } = await loadStudyDir(app.db, join(root, 'studies', 'demo'));
+  if (app.store.studies.get(studyId)?.status === 'draft') app.store.studies.setStatus(studyId, 'open');
 }
 
 const researcherToken = app.store.accessTokens.hasActive('researcher')

@@ -1,6 +1,6 @@
 /** npm run export -- <study> <dir>: writes items.csv, votes.csv, judge_scores.csv (analysis-spec §1). */
 import { resolve } from 'node:path';
-import { bundleFiles, writeBundleDir } from '../bundle';
+import { writeStudyBundle } from '../bundle';
 import { configFromEnv, databaseFile } from '../config';
 import { StudyId } from '../contract';
 import { openDatabase } from '../db/open';
@@ -21,7 +21,7 @@ try {
     process.exitCode = 1;
   } else {
     const rows = exportRepository(db).rows(study);
-    writeBundleDir(resolve(dir), bundleFiles(rows));
+    await writeStudyBundle(resolve(dir), rows);
     console.log(`Wrote ${rows.items.length} items, ${rows.votes.length} votes, ${rows.judgeScores.length} judge scores to ${resolve(dir)}`);
   }
 } finally {

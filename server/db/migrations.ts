@@ -155,4 +155,17 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'caption file paths',
+    sql: `
+      -- The wav_path each caption file used for an utterance, so judge outputs (which name clips only by
+      -- that path) can be joined back to the utterance they scored.
+      CREATE TABLE utterance_paths (
+        wav_path     TEXT PRIMARY KEY,
+        utterance_id TEXT NOT NULL REFERENCES utterances(id)
+      );
+      CREATE INDEX utterances_clip ON utterances(clip_id);
+    `,
+  },
 ];

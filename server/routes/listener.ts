@@ -4,6 +4,7 @@ import {
   ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyId, StudyIntro, VoteAck, VoteBody,
 } from '../contract';
 import { HttpError, conflict, notFound } from '../errors';
+import { StudyFullError } from '../../studies/design';
 import { hashSessionToken } from '../store/sessions';
 
 const unknownStudy = () => notFound('unknown_study', 'no such study');
@@ -35,7 +36,13 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
       const study = app.store.studies.get(request.body.study);
       if (!study || study.status === 'draft') throw unknownStudy();
       if (study.status !== 'open') throw conflict('study_not_open', `this study is ${study.status}`, 'study');
-      const { token } = app.store.sessions.create(study, request.body.external, request.headers['user-agent'] ?? null);
+      let token: string;
+      try {
+        ({ token } = app.store.sessions.create(study, request.body.external, request.headers['user-agent'] ?? null));
+      } catch (error) {
+        if (error instanceof StudyFullError) throw conflict('study_full', 'this study has all the ratings it needs', 'study');
+        throw error;
+      }
       const listener = app.store.sessions.byToken(token)!;
       return reply.code(201).send({ token, state: app.store.sessions.state(listener, study) });
     },

@@ -1,8 +1,8 @@
-import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db/open';
 import type { ScreeningBody, SessionState, Trial } from '../contract';
 import type { StudyRow } from './studies';
-import { assignTrials } from './assignment';
+import { assignTrials } from '../../studies/design';
 
 /** The listener a session token resolves to. */
 export interface ListenerRow {
@@ -58,7 +58,7 @@ export function sessionRepository(db: Db) {
       userAgent?.slice(0, 512) ?? null,
       new Date().toISOString(),
     );
-    assignTrials(db, study.id, listenerId, randomInt(2 ** 31));
+    assignTrials(db, study.id, listenerId);
     return { token, listenerId };
   });
 

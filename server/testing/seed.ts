@@ -6,8 +6,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WaveFile } from 'wavefile';
+import wavefile from 'wavefile';
 import type { Db } from '../db/open';
+import { StudyDefinition, type StudyDefinitionInput } from '../../studies/schema';
 import type { StudyStatus } from '../store/studies';
 
 /** A short mono 16-bit sine tone; returns its samples so peaks can be computed from them. */
@@ -15,7 +16,7 @@ export function writeTestWav(file: string, seconds: number, hz: number, sampleRa
   const samples = Array.from({ length: Math.round(seconds * sampleRate) }, (_, i) =>
     Math.round(12000 * Math.sin((2 * Math.PI * hz * i) / sampleRate)),
   );
-  const wav = new WaveFile();
+  const wav = new wavefile.WaveFile();
   wav.fromScratch(1, sampleRate, '16', samples);
   writeFileSync(file, wav.toBuffer());
   return samples;
@@ -64,23 +65,12 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
   const actorDir = join(audioDir, study, 'Actor_07');
   mkdirSync(actorDir, { recursive: true });
 
+  const pairs: { utterance: string; systemA: string; systemB: string }[] = [];
+  const attention: { utterance: string; correct: string; wrong: string }[] = [];
+  const practice: { utterance: string; correct: string; wrong: string }[] = [];
   db.transaction(() => {
-    db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      study,
-      `Seeded study ${study}`,
-      options.status ?? 'open',
-      JSON.stringify({
-        consent: 'You agree to listen.',
-        instructions: 'Pick the caption that fits the delivery.',
-        question: 'Which caption better describes how it is said?',
-        listening: { mode: 'whole' },
-        screening: { kind: 'antiphase', required: options.screeningRequired ?? false },
-        linkParameters: ['PROLIFIC_PID', 'STUDY_ID'],
-        completion: { code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' },
-      }),
-      now,
-      now,
-    );
+    // The study row is written last (its definition lists the items), so check references at commit.
+    db.pragma('defer_foreign_keys = ON');
     const insertClip = db.prepare(`
       INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes,
                          mtime_ms, sha256, loudness_dbfs, peaks, labels, imported_at)
@@ -121,7 +111,27 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       seeded.clipIds.push(clipId);
       seeded.audioFiles.push(file);
       seeded.secrets.push(name, name.replace('.wav', ''), utterance, actorDir, 'fearful', 'actor07', `${7.25 + seq}`);
+      if (kind === 'pair') pairs.push({ utterance, systemA: a, systemB: b });
+      else (kind === 'attention' ? attention : practice).push({ utterance, correct: captionA, wrong: captionB });
     });
+    // A definition in the studies schema, as `npm run study -- build` stores it.
+    const definition = StudyDefinition.parse({
+      title: `Seeded study ${study}`,
+      consent: 'You agree to listen.',
+      instructions: 'Pick the caption that fits the delivery.',
+      question: 'Which caption better describes how it is said?',
+      items: { mode: 'explicit', list: pairs },
+      ...(attention.length ? { attentionChecks: { mode: 'explicit', list: attention } } : {}),
+      practice,
+      design: { kind: 'crossed' },
+      screening: { kind: 'antiphase', required: options.screeningRequired ?? false },
+      targetListeners: 15,
+      completion: { code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' },
+      linkParameters: ['PROLIFIC_PID', 'STUDY_ID'],
+    } satisfies StudyDefinitionInput);
+    db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+      study, definition.title, options.status ?? 'open', JSON.stringify(definition), now, now,
+    );
   })();
   return seeded;
 }

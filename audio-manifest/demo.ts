@@ -1,0 +1,23 @@
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Db } from '../server/db/open';
+import { importJudgeFile } from './judge';
+import { importMetasetFile } from './metaset';
+import { ImportReport } from './report';
+
+/**
+ * Imports the bundled demo study content (studies/demo): captions/<system>.json in MetaSet format
+ * with audio/ as audio root, then judges/<system>__<judge>__<run>.json and any judges/*.csv.
+ */
+export async function importDemo(db: Db, demoDir: string, options: { onFailure?: (line: string) => void } = {}): Promise<ImportReport> {
+  const report = new ImportReport(options.onFailure);
+  const dir = resolve(demoDir);
+  const jsonIn = (folder: string, ext: string): string[] =>
+    readdirSync(join(dir, folder)).filter((name) => name.endsWith(ext)).sort().map((name) => join(dir, folder, name));
+  for (const file of jsonIn('captions', '.json')) {
+    const system = file.slice(file.lastIndexOf('/') + 1, -'.json'.length);
+    await importMetasetFile(db, file, { system, audioRoot: join(dir, 'audio'), report });
+  }
+  for (const file of [...jsonIn('judges', '.json'), ...jsonIn('judges', '.csv')]) importJudgeFile(db, file, { report });
+  return report;
+}

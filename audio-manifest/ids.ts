@@ -1,0 +1,18 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Db } from '../server/db/open';
+
+const SECRET_KEY = 'clip_id_secret';
+
+/** The per-installation key of clip ids, created on first use and kept in the meta table. */
+export function installationSecret(db: Db): string {
+  db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(SECRET_KEY, randomBytes(32).toString('hex'));
+  return (db.prepare('SELECT value FROM meta WHERE key = ?').get(SECRET_KEY) as { value: string }).value;
+}
+
+/**
+ * Opaque, stable clip id. Keyed (HMAC), not a plain content or path hash: a listener who owns the
+ * corpus could otherwise hash its files or names and learn which file, and so which emotion, is playing.
+ */
+export function clipId(secret: string, corpus: string, relativePath: string): string {
+  return 'c' + createHmac('sha256', secret).update(`${corpus}\0${relativePath}`).digest('hex').slice(0, 20);
+}

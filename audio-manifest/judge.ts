@@ -1,0 +1,203 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { z } from 'zod';
+import type { Db } from '../server/db/open';
+import { describeIssue } from './metaset';
+import { ImportReport } from './report';
+
+const Name = z.string().trim().min(1).max(200);
+
+export const JudgeIdentity = z.object({ system: Name, judge: Name, run: Name });
+export type JudgeIdentity = z.infer<typeof JudgeIdentity>;
+
+const JudgeOutput = z.looseObject({
+  individual_results: z.array(z.unknown(), 'expected an array of per-clip results'),
+});
+const JudgeResult = z.looseObject({
+  index: z.number().int().optional(),
+  wav_path: z.string().min(1),
+  // 0 is how the benchmark writes an answer it could not parse.
+  similarity_score: z.number().finite().min(0, 'must not be negative'),
+});
+const CsvRow = z.object({
+  utterance_id: z.string().trim().min(1),
+  system: Name,
+  judge: Name,
+  run: Name,
+  score: z
+    .string()
+    .refine((s) => s === '' || Number.isFinite(Number(s)), 'must be a number, or empty for a missing score')
+    .transform((s) => (s === '' ? null : Number(s)))
+    .refine((v) => v === null || v >= 0, 'must not be negative'),
+});
+const CSV_COLUMNS = ['utterance_id', 'system', 'judge', 'run', 'score'] as const;
+
+export interface JudgeOptions extends Partial<JudgeIdentity> {
+  onFailure?: (line: string) => void;
+  report?: ImportReport;
+}
+
+/** system, judge and run from a `<system>__<judge>__<run>.json` file name, the layout the demo uses. */
+export function judgeIdentityFromName(file: string): Partial<JudgeIdentity> {
+  const parts = basename(file).replace(/\.json$/i, '').split('__');
+  return parts.length === 3 ? { system: parts[0], judge: parts[1], run: parts[2] } : {};
+}
+
+/**
+ * Imports judge scores: the benchmark's judge-output JSON (one system × judge × run per file, rows
+ * joined to utterances through the caption files' wav_path) or a CSV utterance_id,system,judge,run,score.
+ * A score of 0 or an empty cell is a missing score, not a score.
+ */
+export function importJudgeFile(db: Db, file: string, options: JudgeOptions = {}): ImportReport {
+  const report = options.report ?? new ImportReport(options.onFailure);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    report.fail(file, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message);
+    return report;
+  }
+  const rows = file.toLowerCase().endsWith('.csv') ? csvRows(file, text, report) : jsonRows(db, file, text, options, report);
+  if (!rows) return report;
+  const hasUtterance = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM utterances WHERE id = ?');
+  const hasCaption = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM captions WHERE utterance_id = ? AND system = ? LIMIT 1');
+  const upsert = db.prepare(`
+    INSERT INTO judge_scores (utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (utterance_id, system, judge, run) DO UPDATE SET score = excluded.score`);
+  db.transaction(() => {
+    for (const row of rows) {
+      if (!hasUtterance.get(row.utteranceId)) {
+        report.fail(row.where, `utterance ${row.utteranceId} is not imported (import its caption file first)`);
+      } else if (!hasCaption.get(row.utteranceId, row.system)) {
+        report.fail(row.where, `system ${row.system} has no caption for ${row.utteranceId}`);
+      } else if (row.score === null) {
+        report.count('missing scores');
+      } else {
+        upsert.run(row.utteranceId, row.system, row.judge, row.run, row.score);
+        report.count('judge scores');
+      }
+    }
+  })();
+  return report;
+}
+
+interface ScoreRow extends JudgeIdentity {
+  where: string;
+  utteranceId: string;
+  score: number | null;
+}
+
+function jsonRows(db: Db, file: string, text: string, options: JudgeOptions, report: ImportReport): ScoreRow[] | undefined {
+  const identity = JudgeIdentity.safeParse({ ...judgeIdentityFromName(file), ...definedOnly(options) });
+  if (!identity.success) {
+    report.fail(file, `${describeIssue(identity.error)} (give --system, --judge and --run, or name the file <system>__<judge>__<run>.json)`);
+    return undefined;
+  }
+  let output: z.infer<typeof JudgeOutput>;
+  try {
+    const parsed = JudgeOutput.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(describeIssue(parsed.error));
+    output = parsed.data;
+  } catch (error) {
+    report.fail(file, `not a judge output file: ${(error as Error).message}`);
+    return undefined;
+  }
+  const resolveUtterance = utteranceResolver(db);
+  const rows: ScoreRow[] = [];
+  output.individual_results.forEach((raw, index) => {
+    const where = `${file} [result ${index}]`;
+    const result = JudgeResult.safeParse(raw);
+    if (!result.success) {
+      report.fail(where, describeIssue(result.error));
+      return;
+    }
+    const utteranceId = resolveUtterance(result.data.wav_path);
+    if (!utteranceId) {
+      report.fail(where, `no imported utterance has wav_path ${result.data.wav_path} (import its caption file first)`);
+      return;
+    }
+    const score = result.data.similarity_score;
+    rows.push({ where, ...identity.data, utteranceId, score: score === 0 ? null : score });
+  });
+  return rows;
+}
+
+function definedOnly(options: JudgeOptions): Partial<JudgeIdentity> {
+  return Object.fromEntries(
+    (['system', 'judge', 'run'] as const).filter((k) => options[k] !== undefined).map((k) => [k, options[k]]),
+  );
+}
+
+/**
+ * wav_path → utterance: the exact path a caption file used, else the MetaSet identity
+ * (<source>/<relative_audio_path>) found at the end of the path, since judge runs may have been made
+ * on another machine with another prefix.
+ */
+function utteranceResolver(db: Db): (wavPath: string) => string | undefined {
+  const exact = db.prepare<[string], { utterance_id: string }>('SELECT utterance_id FROM utterance_paths WHERE wav_path = ?');
+  let byIdentity: Set<string> | undefined;
+  return (wavPath) => {
+    const hit = exact.get(wavPath);
+    if (hit) return hit.utterance_id;
+    byIdentity ??= new Set(
+      (db.prepare("SELECT id FROM utterances WHERE corpus = 'metaset'").all() as { id: string }[]).map((r) => r.id),
+    );
+    const segments = wavPath.split(/[\\/]/).filter(Boolean);
+    for (let i = 0; i < segments.length - 1; i++) {
+      const id = `metaset:${segments.slice(i).join('/')}`;
+      if (byIdentity.has(id)) return id;
+    }
+    return undefined;
+  };
+}
+
+function csvRows(file: string, text: string, report: ImportReport): ScoreRow[] | undefined {
+  const lines = text.split(/\r?\n/);
+  const header = splitCsvLine(lines[0] ?? '').map((h) => h.trim());
+  const missing = CSV_COLUMNS.filter((c) => !header.includes(c));
+  if (missing.length > 0) {
+    report.fail(`${file}:1`, `header lacks column(s) ${missing.join(', ')} (expected ${CSV_COLUMNS.join(',')})`);
+    return undefined;
+  }
+  const rows: ScoreRow[] = [];
+  lines.slice(1).forEach((line, i) => {
+    if (line.trim() === '') return;
+    const where = `${file}:${i + 2}`;
+    const cells = splitCsvLine(line);
+    if (cells.length !== header.length) {
+      report.fail(where, `has ${cells.length} cells, header has ${header.length}`);
+      return;
+    }
+    const row = CsvRow.safeParse(Object.fromEntries(header.map((h, k) => [h, cells[k].trim()])));
+    if (!row.success) {
+      report.fail(where, describeIssue(row.error));
+      return;
+    }
+    const { utterance_id, system, judge, run, score } = row.data;
+    rows.push({ where, utteranceId: utterance_id, system, judge, run, score: score === 0 ? null : score });
+  });
+  return rows;
+}
+
+/** One CSV record (RFC 4180 quoting: "a, b" and doubled "" inside quotes). */
+function splitCsvLine(line: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      cells.push(cell);
+      cell = '';
+    } else cell += ch;
+  }
+  cells.push(cell);
+  return cells;
+}

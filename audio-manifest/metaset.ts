@@ -1,0 +1,168 @@
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Db } from '../server/db/open';
+import { importClips, type ClipCandidate } from './clips';
+import type { CorpusImportOptions } from './ravdess';
+import { ImportReport } from './report';
+import { posixRelative } from './walk';
+
+/** The six StyleInstructCaps caption tasks; multi-prompt sets prefix them with promptN_. */
+export const CAPTION_TASKS = [
+  'speaker_idiosyncratic_style',
+  'situational_contextual_style',
+  'expressive_emotional_style',
+  'linguistic_pragmatic_style',
+  'perceptual_listener_centric_style',
+  'holistic_creative_synthesis',
+] as const;
+const TASK_KEY = new RegExp(`^(prompt\\d+_)?(${CAPTION_TASKS.join('|')})$`);
+
+const GeneratedCaption = z.looseObject({
+  used_instruction: z.string().optional(),
+  generated_caption: z.string().trim().min(1, 'is empty'),
+});
+
+const MetasetRecord = z.object({
+  wav_path: z.string().min(1),
+  status: z.string().optional(),
+  generated_captions: z.record(z.string(), GeneratedCaption).check((ctx) => {
+    for (const key of Object.keys(ctx.value)) {
+      if (!TASK_KEY.test(key)) ctx.issues.push({ code: 'custom', message: 'is not a known caption task', path: [key], input: key });
+    }
+  }),
+  metadata: z.looseObject({
+    source: z.string().trim().min(1),
+    relative_audio_path: z.string().trim().min(1),
+    transcription: z.string().optional(),
+  }),
+});
+type MetasetRecord = z.infer<typeof MetasetRecord>;
+
+// Reference-row fields kept as utterance labels (what attention checks and analysts may use).
+const LABEL_FIELDS = [
+  'source', 'speakerid', 'gender', 'accent', 'pitch', 'speaking_rate', 'noise', 'intrinsic_tags',
+  'situational_tags', 'basic_tags', 'duration', 'snr', 'utterance_pitch_mean',
+];
+
+export interface MetasetOptions extends CorpusImportOptions {
+  /** The captioning system that wrote this file's generated_captions. */
+  system: string;
+  /** Folder the records' relative_audio_path (or source/relative_audio_path) resolves against. */
+  audioRoot?: string;
+  /** Add to an existing report (importing several files as one run). */
+  report?: ImportReport;
+}
+
+/** Formats the first zod issue as "field: problem" so the line names what is wrong. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const field = issue.path.map(String).join('.');
+  return field ? `${field}: ${issue.message}` : issue.message;
+}
+
+export function metasetUtteranceId(source: string, relativeAudioPath: string): string {
+  return `metaset:${source}/${relativeAudioPath}`;
+}
+
+/**
+ * Imports one StyleInstructCaps evaluation-input file: utterances, the system's captions per task, the
+ * oracle captions from each record's metadata, and (with audioRoot) the clips the records point to.
+ */
+export async function importMetasetFile(db: Db, file: string, options: MetasetOptions): Promise<ImportReport> {
+  const report = options.report ?? new ImportReport(options.onFailure);
+  let records: unknown[];
+  try {
+    const parsed = z.array(z.unknown(), 'expected a JSON array of caption records').safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    if (!parsed.success) throw new Error(describeIssue(parsed.error));
+    records = parsed.data;
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
+    report.fail(file, `not a MetaSet caption file: ${reason}`);
+    return report;
+  }
+  const audioRoot = options.audioRoot ? resolve(options.audioRoot) : undefined;
+  const realRoot = audioRoot && existsSync(audioRoot) ? realpathSync(audioRoot) : audioRoot;
+  const upsertUtterance = db.prepare(`
+    INSERT INTO utterances (id, corpus, transcript, labels) VALUES (?, 'metaset', ?, ?)
+    ON CONFLICT (id) DO UPDATE SET transcript = excluded.transcript, labels = excluded.labels`);
+  const upsertCaption = db.prepare(`
+    INSERT INTO captions (utterance_id, system, task, text) VALUES (?, ?, ?, ?)
+    ON CONFLICT (utterance_id, system, task) DO UPDATE SET text = excluded.text`);
+  const rememberPath = db.prepare('INSERT OR REPLACE INTO utterance_paths (wav_path, utterance_id) VALUES (?, ?)');
+  const candidates: ClipCandidate[] = [];
+  const accepted: Array<{ record: MetasetRecord; id: string }> = [];
+
+  records.forEach((raw, index) => {
+    const where = `${file} [record ${index}]`;
+    const parsed = MetasetRecord.safeParse(raw);
+    if (!parsed.success) {
+      report.fail(where, describeIssue(parsed.error));
+      return;
+    }
+    const record = parsed.data;
+    const { source, relative_audio_path: rel } = record.metadata;
+    if (audioRoot) {
+      const found = locateAudio(audioRoot, realRoot!, [rel, `${source}/${rel}`]);
+      if (found.refused) {
+        report.fail(where, `metadata.relative_audio_path ${JSON.stringify(rel)} points outside --audio-root; record refused`);
+        return;
+      }
+      const id = metasetUtteranceId(source, rel);
+      if (found.file) {
+        candidates.push({
+          file: found.file, root: audioRoot, path: posixRelative(audioRoot, found.file), corpus: 'metaset',
+          labels: pickLabels(record.metadata), utterance: { id, corpus: 'metaset' },
+        });
+      } else {
+        report.warn(where, `audio ${JSON.stringify(rel)} not found under ${audioRoot}; captions imported without a clip`);
+      }
+    }
+    accepted.push({ record, id: metasetUtteranceId(source, rel) });
+  });
+
+  db.transaction(() => {
+    for (const { record, id } of accepted) {
+      upsertUtterance.run(id, record.metadata.transcription?.trim() || null, JSON.stringify(pickLabels(record.metadata)));
+      rememberPath.run(record.wav_path, id);
+      for (const [key, value] of Object.entries(record.metadata)) {
+        if (TASK_KEY.test(key) && typeof value === 'string' && value.trim() !== '') {
+          upsertCaption.run(id, 'oracle', key, value.trim());
+          report.count('oracle captions');
+        }
+      }
+      if (record.status !== undefined && record.status !== 'success') {
+        report.fail(`${file} [${id}]`, `status is ${JSON.stringify(record.status)}; ${options.system}'s captions skipped`);
+        continue;
+      }
+      for (const [task, caption] of Object.entries(record.generated_captions)) {
+        upsertCaption.run(id, options.system, task, caption.generated_caption.trim());
+        report.count('captions');
+      }
+    }
+    report.count('utterances', accepted.length);
+  })();
+  await importClips(db, candidates, { report, progress: options.progress });
+  return report;
+}
+
+function pickLabels(metadata: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(LABEL_FIELDS.filter((k) => metadata[k] !== undefined).map((k) => [k, metadata[k]]));
+}
+
+/** First candidate that exists under root; refused if any candidate escapes root (by path or symlink). */
+function locateAudio(root: string, realRoot: string, paths: string[]): { file?: string; refused?: true } {
+  const inside = (base: string, target: string): boolean => {
+    const rel = relative(base, target);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  };
+  for (const path of paths) {
+    if (isAbsolute(path)) return { refused: true };
+    const full = resolve(root, path);
+    if (!inside(root, full)) return { refused: true };
+    if (!existsSync(full)) continue;
+    if (!inside(realRoot, realpathSync(full))) return { refused: true };
+    return { file: full };
+  }
+  return {};
+}

@@ -1,0 +1,62 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeTone } from './audio';
+
+const run = promisify(execFile);
+const repo = new URL('../..', import.meta.url).pathname;
+
+async function manifest(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'audio-manifest/cli.ts', ...args], { cwd: repo, env: { ...process.env, EARMARK_DATA: dataDir } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('npm run manifest (CLI)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'earmark-cli-'));
+    writeTone(join(dir, 'RAVDESS/Actor_01/03-01-03-01-01-01-01.wav'));
+    writeTone(join(dir, 'RAVDESS/Actor_01/03-01-99-01-01-01-01.wav'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('imports, lists as JSON lines, shows and verifies', async () => {
+    const data = join(dir, 'data');
+    const imported = await manifest(data, 'import', 'ravdess', join(dir, 'RAVDESS'));
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain(`${join(dir, 'RAVDESS/Actor_01/03-01-99-01-01-01-01.wav')}: unknown emotion code 99`);
+    expect(imported.stdout).toMatch(/ravdess: clips: 1 imported, 0 updated, 0 unchanged; 1 failed/);
+
+    const listed = await manifest(data, 'list', '--json');
+    const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ corpus: 'ravdess', path: 'Actor_01/03-01-03-01-01-01-01.wav', sampleRate: 16000, channels: 1, labels: { emotion: 'happy' } });
+    expect(Object.keys(rows[0])).toEqual(expect.arrayContaining(['id', 'corpus', 'path', 'duration', 'sampleRate', 'channels', 'labels']));
+
+    const shown = await manifest(data, 'show', rows[0].id);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: rows[0].id, utterances: [{ id: 'ravdess:03-01-03-01-01-01-01' }] });
+
+    const verified = await manifest(data, 'verify');
+    expect(verified.stdout).toContain('verify: 1 clips checked, 0 problems');
+    rmSync(join(dir, 'RAVDESS/Actor_01/03-01-03-01-01-01-01.wav'));
+    const broken = await manifest(data, 'verify');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('file is missing');
+  });
+
+  it('refuses bad arguments with a line naming the problem', async () => {
+    const data = join(dir, 'data2');
+    expect((await manifest(data, 'import', 'timit', 'x')).stderr).toContain('Invalid arguments: command: unknown command');
+    expect((await manifest(data, 'import', 'vctk', 'x', '--mic', '3')).stderr).toContain('mic: Invalid option');
+    expect((await manifest(data, 'import', 'metaset', 'a.json')).stderr).toMatch(/system: .*expected string/);
+    expect((await manifest(data, 'list', '--bogus')).code).toBe(2);
+  });
+});

@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Db } from '../server/db/open';
+import { describeIssue } from './metaset';
+import { ImportReport } from './report';
+
+const Slot = z.string().trim().min(1);
+export const DeliveryPlan = z.object({
+  emotion: Slot,
+  intent: Slot,
+  pitch: Slot,
+  energy: Slot,
+  rate: Slot,
+  pause: Slot,
+  stance: Slot,
+  emphasis: z.array(Slot),
+});
+export type DeliveryPlan = z.infer<typeof DeliveryPlan>;
+
+const VoxCase = z.looseObject({
+  case_id: z.string().trim().min(1),
+  target_text: z.string().optional(),
+  gold_plan: DeliveryPlan,
+  counterfactuals: z.array(
+    z.looseObject({
+      edit_id: z.string().trim().min(1),
+      changed_cue_id: z.string().optional(),
+      description: z.string().optional(),
+      expected_plan_delta: DeliveryPlan.partial(),
+    }),
+  ),
+  metadata: z.looseObject({
+    source_record_id: z.string().regex(/^\d\d(-\d\d){6}$/, 'must be a RAVDESS file stem like 03-01-02-01-02-01-02'),
+    context_audio_sha256: z.string().optional(),
+  }),
+});
+
+/** The task name VoxReason plan descriptions are stored under (they are not MetaSet caption tasks). */
+export const PLAN_TASK = 'delivery_plan';
+export const GOLD_SYSTEM = 'voxreason-gold';
+
+const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * A short, deterministic description of how a line should be delivered, e.g.
+ * "Calm and supportive, to reassure: lowered pitch, low energy, slow rate, medium pauses; emphasis on 'calm'."
+ */
+export function describePlan(plan: DeliveryPlan): string {
+  const mood = plan.emotion === plan.stance ? capitalise(plan.emotion) : `${capitalise(plan.emotion)} and ${plan.stance}`;
+  const manner = [`${plan.pitch} pitch`, `${plan.energy} energy`, `${plan.rate} rate`, `${plan.pause} pauses`].join(', ');
+  const emphasis = plan.emphasis.length > 0 ? `; emphasis on ${plan.emphasis.map((w) => `'${w}'`).join(' and ')}` : '';
+  return `${mood}, to ${plan.intent.replace(/_/g, ' ')}: ${manner}${emphasis}.`.replace(/_/g, ' ');
+}
+
+/** A counterfactual edit's system name, shared by every case that makes the same kind of edit. */
+export function counterfactualSystem(caseId: string, editId: string): string {
+  const edit = editId.startsWith(`${caseId}_`) ? editId.slice(caseId.length + 1) : editId;
+  return `voxreason-cf:${edit}`;
+}
+
+export interface VoxreasonOptions {
+  onFailure?: (line: string) => void;
+  report?: ImportReport;
+}
+
+/**
+ * Imports VoxReason cases (JSONL): each case's gold plan and counterfactual plans become captions
+ * (systems voxreason-gold and voxreason-cf:<edit>) of the RAVDESS utterance the case was built from.
+ */
+export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOptions = {}): ImportReport {
+  const report = options.report ?? new ImportReport(options.onFailure);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    report.fail(file, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message);
+    return report;
+  }
+  const utterance = db.prepare<[string], { clip_id: string | null; sha256: string | null }>(
+    'SELECT u.clip_id, c.sha256 FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id WHERE u.id = ?',
+  );
+  const upsertCaption = db.prepare(`
+    INSERT INTO captions (utterance_id, system, task, text) VALUES (?, ?, ?, ?)
+    ON CONFLICT (utterance_id, system, task) DO UPDATE SET text = excluded.text`);
+  db.transaction(() => {
+    text.split(/\r?\n/).forEach((line, index) => {
+      if (line.trim() === '') return;
+      const where = `${file}:${index + 1}`;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch {
+        report.fail(where, 'not valid JSON');
+        return;
+      }
+      const parsed = VoxCase.safeParse(raw);
+      if (!parsed.success) {
+        report.fail(where, describeIssue(parsed.error));
+        return;
+      }
+      const vox = parsed.data;
+      const utteranceId = `ravdess:${vox.metadata.source_record_id}`;
+      const linked = utterance.get(utteranceId);
+      if (!linked) {
+        report.fail(where, `case ${vox.case_id}: RAVDESS utterance ${vox.metadata.source_record_id} is not imported (import ravdess first)`);
+        return;
+      }
+      if (vox.metadata.context_audio_sha256 && linked.sha256 && linked.sha256 !== vox.metadata.context_audio_sha256) {
+        report.warn(where, `case ${vox.case_id}: the imported audio differs from the file VoxReason labelled (sha256 mismatch)`);
+      }
+      upsertCaption.run(utteranceId, GOLD_SYSTEM, PLAN_TASK, describePlan(vox.gold_plan));
+      for (const cf of vox.counterfactuals) {
+        const plan = { ...vox.gold_plan, ...cf.expected_plan_delta };
+        upsertCaption.run(utteranceId, counterfactualSystem(vox.case_id, cf.edit_id), PLAN_TASK, describePlan(plan));
+      }
+      report.count('cases');
+      report.count('captions', 1 + vox.counterfactuals.length);
+    });
+  })();
+  return report;
+}

@@ -1,0 +1,358 @@
+/**
+ * From a validated definition and the manifest to the rows listeners are served from: check
+ * every reference against the manifest (problems point at the YAML line), sample or list the
+ * pair items, make attention checks and practice trials, and write `studies` + `items`.
+ * A study that already has votes keeps its items and captions: a rebuild that would change
+ * them is refused, with the advice to clone the study instead.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../server/db/open';
+import { generateAttentionChecks, type AttentionCandidate, type Labels } from './attention';
+import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
+import { createRandom } from './random';
+import { captionKey, judgeScores, sampleItems, SamplingError, type SamplerSummary } from './sampler';
+import type { StudyDefinition, UtteranceFilter } from './schema';
+
+export type ItemKind = 'pair' | 'attention' | 'practice';
+
+/** One row of `items`, before it gets its opaque id. */
+export interface PlannedItem {
+  kind: ItemKind;
+  utteranceId: string;
+  clipId: string;
+  systemA: string;
+  systemB: string;
+  captionA: string;
+  captionB: string;
+  expected: 'a' | 'b' | null;
+}
+
+export interface StudyPlan {
+  items: PlannedItem[];
+  sampler: SamplerSummary | null;
+}
+
+interface UtteranceRow {
+  id: string;
+  corpus: string;
+  clipId: string | null;
+  labels: Labels;
+}
+
+/** Reads the manifest once and answers the build's questions about it. */
+class ManifestView {
+  private readonly utterances = new Map<string, UtteranceRow>();
+  private readonly captions = new Map<string, string>();
+  readonly systems: Set<string>;
+
+  constructor(
+    private readonly db: Db,
+    readonly task: string,
+  ) {
+    const rows = db
+      .prepare(
+        `SELECT u.id, u.corpus, u.clip_id AS clipId, u.labels AS utteranceLabels, c.labels AS clipLabels
+           FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id`,
+      )
+      .all() as { id: string; corpus: string; clipId: string | null; utteranceLabels: string; clipLabels: string | null }[];
+    for (const r of rows) {
+      // Clip labels (corpus file facts) first, utterance labels (e.g. MetaSet metadata) on top.
+      this.utterances.set(r.id, { id: r.id, corpus: r.corpus, clipId: r.clipId, labels: { ...parseLabels(r.clipLabels), ...parseLabels(r.utteranceLabels) } });
+    }
+    const captions = db.prepare('SELECT utterance_id AS u, system, text FROM captions WHERE task = ?').all(task) as { u: string; system: string; text: string }[];
+    for (const c of captions) this.captions.set(captionKey(c.u, c.system), c.text);
+    this.systems = new Set(captions.map((c) => c.system));
+  }
+
+  utterance(id: string): UtteranceRow | undefined {
+    return this.utterances.get(id);
+  }
+
+  caption(utteranceId: string, system: string): string | undefined {
+    return this.captions.get(captionKey(utteranceId, system));
+  }
+
+  filtered(filter: UtteranceFilter | undefined): UtteranceRow[] {
+    const ids = filter?.ids ? new Set(filter.ids) : null;
+    return [...this.utterances.values()].filter(
+      (u) =>
+        u.clipId !== null &&
+        (!filter?.corpus || u.corpus === filter.corpus) &&
+        (!ids || ids.has(u.id)) &&
+        Object.entries(filter?.labels ?? {}).every(([k, v]) => u.labels[k] === v),
+    );
+  }
+
+  judgeRows(systems: ReadonlySet<string>) {
+    const rows = this.db.prepare('SELECT utterance_id AS utteranceId, system, judge, score FROM judge_scores').all() as {
+      utteranceId: string;
+      system: string;
+      judge: string;
+      score: number;
+    }[];
+    return rows.filter((r) => systems.has(r.system));
+  }
+
+  judges(): Set<string> {
+    return new Set((this.db.prepare('SELECT DISTINCT judge FROM judge_scores').all() as { judge: string }[]).map((r) => r.judge));
+  }
+}
+
+function parseLabels(text: string | null): Labels {
+  if (!text) return {};
+  const value: unknown = JSON.parse(text);
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Labels) : {};
+}
+
+/** `name*` matches every system starting with `name`. */
+function resolveSystems(patterns: readonly string[], known: ReadonlySet<string>): Map<string, string[]> {
+  return new Map(patterns.map((p) => [p, p.endsWith('*') ? [...known].filter((s) => s.startsWith(p.slice(0, -1))).sort() : known.has(p) ? [p] : []]));
+}
+
+function samplingField(error: SamplingError): string {
+  if (/minPerSystem|cover every system|cannot reach/.test(error.message)) return 'minPerSystem';
+  if (/maxPerUtterance/.test(error.message)) return 'maxPerUtterance';
+  return 'count';
+}
+
+/**
+ * Plans the study's items from the manifest. Throws StudyDefinitionError listing every
+ * reference the manifest cannot satisfy (each with its YAML line and field).
+ */
+export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
+  const def = parsed.definition;
+  const problems: DefinitionProblem[] = [];
+  const manifest = new ManifestView(db, def.task);
+  const items: PlannedItem[] = [];
+  let sampler: SamplerSummary | null = null;
+
+  const clipOf = (utteranceId: string, path: (string | number)[]): string | undefined => {
+    const u = manifest.utterance(utteranceId);
+    if (!u) problems.push(parsed.problemAt(path, `utterance ${utteranceId} is not in the manifest`));
+    else if (!u.clipId) problems.push(parsed.problemAt(path, `utterance ${utteranceId} has no audio clip in the manifest`));
+    return u?.clipId ?? undefined;
+  };
+  const captionOf = (utteranceId: string, system: string, path: (string | number)[]): string | undefined => {
+    const text = manifest.caption(utteranceId, system);
+    if (text === undefined && manifest.utterance(utteranceId)) {
+      problems.push(
+        parsed.problemAt(
+          path,
+          manifest.systems.has(system) ? `system ${system} has no ${def.task} caption for ${utteranceId}` : `system ${system} is not in the manifest (task ${def.task})`,
+        ),
+      );
+    }
+    return text;
+  };
+
+  // Pair items.
+  if (def.items.mode === 'explicit') {
+    def.items.list.forEach((entry, i) => {
+      const base = ['items', 'list', i];
+      const clipId = clipOf(entry.utterance, [...base, 'utterance']);
+      const captionA = captionOf(entry.utterance, entry.systemA, [...base, 'systemA']);
+      const captionB = captionOf(entry.utterance, entry.systemB, [...base, 'systemB']);
+      if (entry.systemA === entry.systemB) problems.push(parsed.problemAt([...base, 'systemB'], 'systemA and systemB must differ'));
+      if (clipId && captionA !== undefined && captionB !== undefined) {
+        items.push({ kind: 'pair', utteranceId: entry.utterance, clipId, systemA: entry.systemA, systemB: entry.systemB, captionA, captionB, expected: null });
+      }
+    });
+  } else {
+    const config = def.items;
+    const resolved = resolveSystems(config.systems, manifest.systems);
+    config.systems.forEach((p, i) => {
+      if (resolved.get(p)!.length === 0) problems.push(parsed.problemAt(['items', 'systems', i], `system ${p} is not in the manifest (task ${def.task})`));
+    });
+    const systems = [...new Set([...resolved.values()].flat())];
+    if (config.anchorSystem !== undefined && !systems.includes(config.anchorSystem)) {
+      problems.push(parsed.problemAt(['items', 'anchorSystem'], `anchor system ${config.anchorSystem} is not among items.systems in the manifest`));
+    }
+    const stratify = config.judge !== 'none';
+    if (stratify && config.judge !== 'ensemble' && !manifest.judges().has(config.judge)) {
+      problems.push(parsed.problemAt(['items', 'judge'], `judge ${config.judge} has no scores in the manifest`));
+    }
+    config.utterances?.ids?.forEach((id, i) => clipOf(id, ['items', 'utterances', 'ids', i]));
+    if (problems.length === 0 && systems.length < 2) problems.push(parsed.problemAt(['items', 'systems'], 'at least two systems are needed to make pairs'));
+    if (problems.length === 0) {
+      const pool = manifest.filtered(config.utterances);
+      const scores = stratify ? judgeScores(manifest.judgeRows(new Set(systems)), config.judge) : new Map<string, number>();
+      const captions = pool.flatMap((u) =>
+        systems.filter((s) => manifest.caption(u.id, s) !== undefined).map((system) => ({ utteranceId: u.id, system, score: scores.get(captionKey(u.id, system)) ?? null })),
+      );
+      try {
+        const result = sampleItems(captions, systems, {
+          count: config.count,
+          minPerSystem: config.minPerSystem,
+          stratify,
+          buckets: config.buckets,
+          nearTieWeight: config.nearTieWeight,
+          maxPerUtterance: config.maxPerUtterance,
+          anchorSystem: config.anchorSystem,
+          seed: def.seed,
+        });
+        sampler = result.summary;
+        for (const s of result.items) {
+          items.push({
+            kind: 'pair',
+            utteranceId: s.utteranceId,
+            clipId: manifest.utterance(s.utteranceId)!.clipId!,
+            systemA: s.systemA,
+            systemB: s.systemB,
+            captionA: manifest.caption(s.utteranceId, s.systemA)!,
+            captionB: manifest.caption(s.utteranceId, s.systemB)!,
+            expected: null,
+          });
+        }
+      } catch (error) {
+        if (!(error instanceof SamplingError)) throw error;
+        problems.push(parsed.problemAt(['items', samplingField(error)], error.message));
+      }
+    }
+  }
+
+  // Attention checks and practice trials: a right and a wrong description of one clip; which
+  // side (a|b) holds the right one is drawn, and the system names only mark which is which.
+  const sides = createRandom(def.seed, 'known-answer sides');
+  const known = (kind: 'attention' | 'practice', utteranceId: string, clipId: string, correct: string, wrong: string): PlannedItem => {
+    const expected = sides.next() < 0.5 ? 'a' : 'b';
+    const [right, other] = [`${kind}:true`, `${kind}:false`];
+    return expected === 'a'
+      ? { kind, utteranceId, clipId, systemA: right, systemB: other, captionA: correct, captionB: wrong, expected }
+      : { kind, utteranceId, clipId, systemA: other, systemB: right, captionA: wrong, captionB: correct, expected };
+  };
+  const attention = def.attentionChecks;
+  if (attention?.mode === 'explicit') {
+    attention.list.forEach((entry, i) => {
+      const clipId = clipOf(entry.utterance, ['attentionChecks', 'list', i, 'utterance']);
+      if (entry.correct === entry.wrong) problems.push(parsed.problemAt(['attentionChecks', 'list', i, 'wrong'], 'the wrong description must differ from the correct one'));
+      if (clipId) items.push(known('attention', entry.utterance, clipId, entry.correct, entry.wrong));
+    });
+  } else if (attention?.mode === 'generated') {
+    const candidates: AttentionCandidate[] = manifest
+      .filtered(attention.utterances)
+      .map((u) => ({ utteranceId: u.id, labels: u.labels, description: manifest.caption(u.id, attention.descriptionSystem) ?? null }));
+    try {
+      const avoid = new Set(items.map((i) => i.utteranceId));
+      for (const check of generateAttentionChecks(candidates, { count: attention.count, attributes: attention.attributes, avoid }, createRandom(def.seed, 'attention'))) {
+        items.push(known('attention', check.utteranceId, manifest.utterance(check.utteranceId)!.clipId!, check.correct, check.wrong));
+      }
+    } catch (error) {
+      problems.push(parsed.problemAt(['attentionChecks', 'count'], (error as Error).message));
+    }
+  }
+  def.practice.forEach((entry, i) => {
+    const clipId = clipOf(entry.utterance, ['practice', i, 'utterance']);
+    if (clipId) items.push(known('practice', entry.utterance, clipId, entry.correct, entry.wrong));
+  });
+
+  // The design must be possible with what was planned.
+  const pairs = items.filter((i) => i.kind === 'pair').length;
+  const checks = items.filter((i) => i.kind === 'attention').length;
+  if (problems.length === 0) {
+    const perListener = def.design.kind === 'incomplete' ? Math.min(def.design.itemsPerListener, pairs) : pairs;
+    if (def.design.kind === 'incomplete' && def.design.itemsPerListener > pairs) {
+      problems.push(parsed.problemAt(['design', 'itemsPerListener'], `each listener cannot get ${def.design.itemsPerListener} items: the study has ${pairs}`));
+    } else if (checks > 0 && checks > perListener - 1) {
+      problems.push(
+        parsed.problemAt(['attentionChecks'], `${checks} attention checks need at least ${checks + 1} items per listener to sit between; a listener gets ${perListener}`),
+      );
+    }
+  }
+  if (problems.length > 0) throw new StudyDefinitionError(problems);
+  return { items, sampler };
+}
+
+export class StudyLockedError extends Error {
+  constructor(studyId: string, votes: number) {
+    super(
+      `study ${studyId} already has ${votes} vote${votes === 1 ? '' : 's'}, so its items and captions cannot change. ` +
+        `Clone it instead: copy studies/${studyId} to a new folder (e.g. studies/${studyId}-v2), edit that, and build it.`,
+    );
+    this.name = 'StudyLockedError';
+  }
+}
+
+export type BuildAction = 'created' | 'rebuilt' | 'definition updated' | 'unchanged';
+
+function fingerprint(items: readonly PlannedItem[]): string {
+  return JSON.stringify(items.map((i) => [i.kind, i.utteranceId, i.clipId, i.systemA, i.systemB, i.captionA, i.captionB, i.expected]));
+}
+
+/**
+ * Writes the study and its items in one transaction. New study → status draft. Existing study:
+ * same items → only the definition is updated (e.g. reworded instructions); different items →
+ * replaced if nobody has voted yet, otherwise StudyLockedError.
+ */
+export function writeStudy(db: Db, studyId: string, definition: StudyDefinition, plan: StudyPlan, now = new Date()): BuildAction {
+  return db
+    .transaction((): BuildAction => {
+      const at = now.toISOString();
+      const existing = db.prepare('SELECT definition FROM studies WHERE id = ?').get(studyId) as { definition: string } | undefined;
+      const json = JSON.stringify(definition);
+      if (!existing) {
+        db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(studyId, definition.title, 'draft', json, at, at);
+        insertItems(db, studyId, plan.items);
+        return 'created';
+      }
+      const current = db
+        .prepare(
+          `SELECT kind, utterance_id AS utteranceId, clip_id AS clipId, system_a AS systemA, system_b AS systemB,
+                  caption_a AS captionA, caption_b AS captionB, expected FROM items WHERE study_id = ? ORDER BY seq`,
+        )
+        .all(studyId) as PlannedItem[];
+      const sameItems = fingerprint(current) === fingerprint(plan.items);
+      if (sameItems) {
+        if (existing.definition === json) return 'unchanged';
+        db.prepare('UPDATE studies SET title = ?, definition = ?, updated_at = ? WHERE id = ?').run(definition.title, json, at, studyId);
+        return 'definition updated';
+      }
+      const { n: votes } = db.prepare('SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?').get(studyId) as { n: number };
+      if (votes > 0) throw new StudyLockedError(studyId, votes);
+      db.prepare('DELETE FROM assignments WHERE item_id IN (SELECT id FROM items WHERE study_id = ?)').run(studyId);
+      db.prepare('DELETE FROM items WHERE study_id = ?').run(studyId);
+      insertItems(db, studyId, plan.items);
+      db.prepare('UPDATE studies SET title = ?, definition = ?, updated_at = ? WHERE id = ?').run(definition.title, json, at, studyId);
+      return 'rebuilt';
+    })
+    .immediate();
+}
+
+function insertItems(db: Db, studyId: string, items: readonly PlannedItem[]): void {
+  const insert = db.prepare(
+    `INSERT INTO items (id, study_id, seq, kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  // Opaque: random, so an id says nothing about the clip, the systems or the item's kind.
+  items.forEach((item, seq) =>
+    insert.run(randomBytes(12).toString('base64url'), studyId, seq, item.kind, item.utteranceId, item.clipId, item.systemA, item.systemB, item.captionA, item.captionB, item.expected),
+  );
+}
+
+export type StudyStatus = 'draft' | 'open' | 'paused' | 'closed';
+
+const TRANSITIONS: Record<StudyStatus, StudyStatus[]> = {
+  draft: ['open', 'closed'],
+  open: ['paused', 'closed'],
+  paused: ['open', 'closed'],
+  closed: [],
+};
+
+/** open / pause / close. Closed is final; opening needs at least one item. Setting the current status is a no-op. */
+export function setStudyStatus(db: Db, studyId: string, to: StudyStatus, now = new Date()): { from: StudyStatus; to: StudyStatus } {
+  return db
+    .transaction(() => {
+      const row = db.prepare('SELECT status FROM studies WHERE id = ?').get(studyId) as { status: StudyStatus } | undefined;
+      if (!row) throw new Error(`unknown study ${studyId}: build it first`);
+      if (row.status === to) return { from: row.status, to };
+      if (!TRANSITIONS[row.status].includes(to)) {
+        throw new Error(`study ${studyId} is ${row.status}; it cannot become ${to}${row.status === 'closed' ? ' (a closed study stays closed; clone it to run again)' : ''}`);
+      }
+      if (to === 'open') {
+        const { n } = db.prepare("SELECT count(*) AS n FROM items WHERE study_id = ? AND kind = 'pair'").get(studyId) as { n: number };
+        if (n === 0) throw new Error(`study ${studyId} has no items to open with`);
+      }
+      db.prepare('UPDATE studies SET status = ?, updated_at = ? WHERE id = ?').run(to, now.toISOString(), studyId);
+      return { from: row.status, to };
+    })
+    .immediate();
+}

@@ -1,0 +1,88 @@
+/**
+ * npm run study -- validate|build|open|pause|close|export <name> [--data <dir>]
+ * <name> is a folder under studies/ (or a path to a study folder); `export <name> <dir>` runs the
+ * server's exporter (npm run export). Exit 1 on a refused
+ * definition, with one `file:line:column field: problem` line per problem.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configFromEnv, databaseFile } from '../server/config';
+import { openDatabase } from '../server/db/open';
+import { setStudyStatus } from './build';
+import { describeError, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from './load';
+import { formatSamplerSummary } from './sampler';
+
+const USAGE = 'usage: npm run study -- validate|build|open|pause|close|export <name> [--data <data dir>]';
+const STUDIES_DIR = fileURLToPath(new URL('.', import.meta.url));
+
+function studyDir(name: string): string {
+  const direct = resolve(name);
+  return name.includes('/') || (existsSync(direct) && !existsSync(resolve(STUDIES_DIR, name))) ? direct : resolve(STUDIES_DIR, name);
+}
+
+/** The bundle is written by the server's exporter (server/cli/export.ts); this runs that same command. */
+function exportBundle(studyId: string, dir: string | undefined, argv: string[]): number {
+  const exporter = fileURLToPath(new URL('../server/cli/export.ts', import.meta.url));
+  if (!dir) {
+    console.error(USAGE.replace('<name>', '<name> <dir>'));
+    return 2;
+  }
+  if (!existsSync(exporter)) {
+    console.error(`the exporter ${exporter} is missing`);
+    return 1;
+  }
+  const data = argv.indexOf('--data');
+  const flags = data >= 0 ? ['--data', argv[data + 1]] : [];
+  return spawnSync(process.execPath, ['--import', 'tsx', exporter, studyId, dir, ...flags], { stdio: 'inherit' }).status ?? 1;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const positional = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
+  const [command, name, ...rest] = positional;
+  if (!command || !name) {
+    console.error(USAGE);
+    return 2;
+  }
+  if (command === 'export') return exportBundle(studyIdOf(studyDir(name)), rest[0], argv);
+  const db = openDatabase(databaseFile(configFromEnv(argv)));
+  try {
+    switch (command) {
+      case 'validate': {
+        const dir = studyDir(name);
+        const { studyId, plan } = validateStudyDir(db, dir);
+        const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
+        console.log(`${studyId}: valid — ${count('pair')} items, ${count('attention')} attention checks, ${count('practice')} practice trials`);
+        if (plan.sampler) console.log(formatSamplerSummary(plan.sampler));
+        return 0;
+      }
+      case 'build': {
+        const { summary } = await loadStudyDir(db, studyDir(name));
+        console.log(formatBuildSummary(summary));
+        return 0;
+      }
+      case 'open':
+      case 'pause':
+      case 'close': {
+        const to = ({ open: 'open', pause: 'paused', close: 'closed' } as const)[command];
+        const { from } = setStudyStatus(db, studyIdOf(studyDir(name)), to);
+        console.log(`${studyIdOf(studyDir(name))}: ${from} → ${to}`);
+        return 0;
+      }
+      default:
+        console.error(USAGE);
+        return 2;
+    }
+  } catch (error) {
+    console.error(describeError(error));
+    if (command === 'validate') console.error('(validate checks references against the manifest as it is now; `build` imports the study\u2019s sources first)');
+    return 1;
+  } finally {
+    db.close();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  main(process.argv.slice(2)).then((code) => (process.exitCode = code));
+}

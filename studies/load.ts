@@ -1,0 +1,89 @@
+/**
+ * `studies/<name>/` → a built study in the database: the entry point the CLI and the server
+ * use. The study id is the folder name.
+ */
+import { existsSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { StudyId } from '../server/contract';
+import type { Db } from '../server/db/open';
+import { planStudy, writeStudy, type BuildAction, type StudyPlan } from './build';
+import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
+import { formatSamplerSummary, type SamplerSummary } from './sampler';
+import { resolveSources, runSources, type SourceImporters, type SourceRun } from './sources';
+
+export interface LoadOptions {
+  /** Importers for the definition's `sources:`; defaults to the audio manifest's. */
+  importers?: SourceImporters;
+  /** Skip `sources:` (the manifest already holds them). */
+  skipSources?: boolean;
+  now?: Date;
+}
+
+export interface BuildSummary {
+  studyId: string;
+  action: BuildAction;
+  status: string;
+  items: { pair: number; attention: number; practice: number };
+  sampler: SamplerSummary | null;
+  sources: SourceRun[];
+}
+
+/** The study id a folder gives, checked against the API's id rule. */
+export function studyIdOf(dir: string): string {
+  const id = basename(resolve(dir));
+  const parsed = StudyId.safeParse(id);
+  if (!parsed.success) throw new Error(`study folder name "${id}" cannot be a study id: ${parsed.error.issues[0].message}`);
+  return id;
+}
+
+function readDefinition(dir: string): ParsedStudy {
+  const file = join(dir, 'study.yaml');
+  if (!existsSync(file)) throw new Error(`${file} does not exist`);
+  return readStudyYaml(file, join(basename(resolve(dir)), 'study.yaml'));
+}
+
+async function defaultImporters(): Promise<SourceImporters> {
+  const { manifestImporters } = await import('./manifest-importers');
+  return manifestImporters;
+}
+
+/** Parses and checks a study folder against the manifest without writing anything. */
+export function validateStudyDir(db: Db, dir: string): { studyId: string; plan: StudyPlan } {
+  const studyId = studyIdOf(dir);
+  return { studyId, plan: planStudy(db, readDefinition(dir)) };
+}
+
+/**
+ * Parses and validates `<dir>/study.yaml`, runs its source imports, plans the items and writes
+ * the study (status draft when new). Throws StudyDefinitionError (line and field per problem)
+ * or StudyLockedError (items would change under collected votes).
+ */
+export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {}): Promise<{ studyId: string; summary: BuildSummary }> {
+  const studyId = studyIdOf(dir);
+  const parsed = readDefinition(dir);
+  const resolved = options.skipSources ? [] : resolveSources(parsed, resolve(dir));
+  const sources = await runSources(db, resolved, options.importers ?? (resolved.length ? await defaultImporters() : {}));
+  const plan = planStudy(db, parsed);
+  const action = writeStudy(db, studyId, parsed.definition, plan, options.now);
+  const { status } = db.prepare('SELECT status FROM studies WHERE id = ?').get(studyId) as { status: string };
+  const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
+  return {
+    studyId,
+    summary: { studyId, action, status, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources },
+  };
+}
+
+export function formatBuildSummary(summary: BuildSummary): string {
+  const lines = [...summary.sources.map((s) => `import ${s.source.kind}: ${s.summary}`)];
+  lines.push(
+    `study ${summary.studyId}: ${summary.action} (status ${summary.status}) — ${summary.items.pair} items, ${summary.items.attention} attention checks, ${summary.items.practice} practice trials`,
+  );
+  if (summary.sampler) lines.push(formatSamplerSummary(summary.sampler));
+  return lines.join('\n');
+}
+
+/** One line per problem for printing (definition problems carry file:line:column). */
+export function describeError(error: unknown): string {
+  if (error instanceof StudyDefinitionError) return error.problems.map(formatProblem).join('\n');
+  return error instanceof Error ? error.message : String(error);
+}

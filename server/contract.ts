@@ -174,8 +174,11 @@ export const DefinitionProblem = z.object({
 });
 export type DefinitionProblem = z.infer<typeof DefinitionProblem>;
 
-/** 400 body of a refused definition: the first problem as `message`/`field`, then every problem. */
-export const DefinitionErrorBody = ApiError.extend({ problems: z.array(DefinitionProblem) });
+/**
+ * 400 body of a refused definition: the first problem as `message`/`field`, then every problem.
+ * (A request refused before the definition was read — e.g. a bad study name — has no `problems`.)
+ */
+export const DefinitionErrorBody = ApiError.extend({ problems: z.array(DefinitionProblem).optional() });
 export type DefinitionErrorBody = z.infer<typeof DefinitionErrorBody>;
 
 const YamlText = z.string().max(1_000_000, 'a study.yaml is at most 1 MB');

@@ -1,4 +1,4 @@
-import { StrictMode, type ReactNode } from 'react';
+import { lazy, StrictMode, Suspense, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ListenerApp } from './listener/ListenerApp';
 import './styles.css';
@@ -7,8 +7,14 @@ import './styles.css';
  * Routes by path. The listener flow is in the main bundle; researcher and analyst screens must
  * be added here as `React.lazy(() => import(...))` chunks so listeners never download them.
  */
+const StudioApp = lazy(() => import('./studio/StudioApp'));
+const ReportsApp = lazy(() => import('./reports/ReportsApp'));
+
 const routes: Array<{ path: RegExp; render(match: RegExpExecArray): ReactNode }> = [
   { path: /^\/s\/([a-z0-9][a-z0-9-]{0,63})\/?$/, render: (m) => <ListenerApp study={m[1]} /> },
+  { path: /^\/studio\/?$/, render: () => <StudioApp /> },
+  { path: /^\/studio\/([a-z0-9][a-z0-9-]{0,63})\/?$/, render: (m) => <StudioApp study={m[1]} /> },
+  { path: /^\/reports\/([a-z0-9][a-z0-9-]{0,63})\/?$/, render: (m) => <ReportsApp study={m[1]} /> },
 ];
 
 function NoRoute() {
@@ -30,7 +36,7 @@ function NoRoute() {
 function App() {
   for (const r of routes) {
     const m = r.path.exec(location.pathname);
-    if (m) return r.render(m);
+    if (m) return <Suspense fallback={<p className="muted center">Loading…</p>}>{r.render(m)}</Suspense>;
   }
   return <NoRoute />;
 }

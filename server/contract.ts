@@ -275,6 +275,9 @@ export type BuildReport = z.infer<typeof BuildReport>;
 
 /** Every trial of a study, each exactly as a listener receives it, with what the researcher may know. */
 export const TrialPreviewList = z.object({
+  /** What the trial screen needs besides the trial: the study's listening requirement and question. */
+  listening: ListeningRequirement,
+  question: z.string(),
   trials: z.array(
     z.object({
       seq: z.number().int(),
@@ -343,3 +346,4 @@ export const Dashboard = z.object({
 export type Dashboard = z.infer<typeof Dashboard>;
 
 export const ReportLink = z.object({ url: z.string(), expiresAt: z.string() });
+export type ReportLink = z.infer<typeof ReportLink>;

@@ -28,7 +28,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-async function call<T>(method: string, url: string, body: unknown, options: RequestOptions = {}): Promise<T> {
+/** One JSON request; the studio uses it with an access token. */
+export async function call<T>(method: string, url: string, body: unknown, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;

@@ -284,8 +284,9 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
     '/api/studio/studies/:study/preview',
     { onRequest: researcher, schema: { params: StudyParams, response: { 200: TrialPreviewList } } },
     async (request) => {
-      if (!app.store.studies.get(request.params.study)) throw notFound('unknown_study', 'no such study: build it first');
-      return { trials: live.preview(request.params.study) };
+      const study = app.store.studies.get(request.params.study);
+      if (!study) throw notFound('unknown_study', 'no such study: build it first');
+      return { listening: study.definition.listening, question: study.definition.question, trials: live.preview(study.id) };
     },
   );
 };

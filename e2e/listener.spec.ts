@@ -7,12 +7,12 @@ import {
   answerByKeyboard,
   currentTrial,
   expectVotesEqualChoices,
-  screeningByKeyboard,
   startByKeyboard,
   trialTurnarounds,
   type Choice,
 } from './support/listener';
-import { startServer, type E2eServer } from './support/server';
+import { captureResponses, expectBlinded } from './support/blinding';
+import { startMain, startServer, type E2eServer } from './support/server';
 
 /** RFC 4180 rows (quoted fields, doubled quotes). */
 function parseCsv(text: string): string[][] {
@@ -40,54 +40,56 @@ function parseCsv(text: string): string[][] {
 let server: E2eServer;
 test.afterEach(async () => server?.stop());
 
-test('a listener completes the study with the keyboard only; the database and the export hold exactly those votes', async ({ page }) => {
-  server = await startServer({ screening: 'antiphase' });
+test('a listener completes the demo study with the keyboard only; the database and the export hold exactly those votes', async ({ page }) => {
+  server = await startMain();
   await page.setViewportSize({ width: 1200, height: 860 });
   const problems: string[] = [];
   page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
   page.on('pageerror', (e) => problems.push(e.message));
-  // The completion redirect points outside; the test only checks the button is offered.
-  await page.route(/example\.org/, (r) => r.abort());
+  const capture = captureResponses(page);
   await startByKeyboard(page, `${server.url}/s/${server.study}?PROLIFIC_PID=p-123&STUDY_ID=s-9&junk=zzz`);
-  await screeningByKeyboard(page);
+  await currentTrial(page);
+  const total = Number(/of (\d+)/.exec((await page.locator('.progress-text').textContent()) ?? '')?.[1]);
+  expect(total).toBeGreaterThanOrEqual(12);
 
   const choices: Choice[] = [];
-  for (let n = 0; n < 9; n++) {
+  for (let n = 0; n < total; n++) {
     if (n === 3) {
-      await currentTrial(page);
+      // The screenshot for the notes: a trial with its clip heard and a caption chosen.
+      const position = await currentTrial(page);
       await page.keyboard.press('Space');
       await expect(page.locator('section.trial[data-unlocked="true"]')).toBeVisible({ timeout: 15_000 });
       await page.keyboard.press('2');
       await expect(page.getByRole('radio', { checked: true })).toHaveCount(1);
-      await page.waitForTimeout(300); // let the selection transition settle for the screenshot
+      await page.waitForTimeout(300); // let the selection transition settle
       await page.screenshot({ path: '/work/notes/trial.png' }).catch(() => page.screenshot({ path: 'test-results/trial.png' }));
       await page.keyboard.press('Enter');
-      choices.push({ position: 3, choice: 2 });
+      choices.push({ position, choice: 2 });
       continue;
     }
     choices.push(await answerByKeyboard(page, n % 3 === 0 ? 1 : 2, n % 2 === 1));
   }
-  await expect(page.getByTestId('completion-code')).toHaveText('C0MPL3TE', { timeout: 20_000 });
-  await expect(page.getByRole('link', { name: 'Return to the study platform' })).toHaveAttribute('href', /example\.org/);
+  await expect(page.getByTestId('completion-code')).toHaveText('DEMO-EARMARK', { timeout: 20_000 });
   await expect(page.locator('.save-status')).toHaveAttribute('data-pending', '0');
-
-  // The strict CSP (no inline script, style only with the page's nonce) blocked nothing we need.
+  // The strict CSP (no inline script, style only with the page's nonce) blocked nothing.
   expect(problems).toEqual([]);
   const turnaround = await trialTurnarounds(page);
   console.log(`choice → next trial playable and drawn (ms): ${turnaround.map((t) => t.toFixed(0)).join(' ')}`);
-  expect(turnaround.length).toBeGreaterThanOrEqual(7);
+  expect(turnaround.length).toBeGreaterThanOrEqual(total - 2);
 
   const votes = server.votes();
-  expect(votes).toHaveLength(9);
+  expect(votes).toHaveLength(total);
   expectVotesEqualChoices(votes, choices);
   for (const v of votes) {
     expect(v.play_count).toBeGreaterThanOrEqual(1);
     expect(v.heard_to_end).toBe(1);
   }
+  await capture.settled();
+  expectBlinded(capture.received, server);
 
   const out = mkdtempSync(join(tmpdir(), 'earmark-export-'));
   try {
-    execFileSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'server/cli/export.ts', server.study, out, '--data', server.dataDir]);
+    execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/export.ts', server.study, out, '--data', server.dataDir]);
     const [header, ...rows] = parseCsv(readFileSync(join(out, 'votes.csv'), 'utf8')).filter((r) => r.join('') !== '');
     expect(header.slice(0, 4)).toEqual(['item_id', 'listener_id', 'first', 'chosen']);
     const analysed = votes.filter((v) => v.kind !== 'practice');
@@ -95,7 +97,7 @@ test('a listener completes the study with the keyboard only; the database and th
     expect(rows.map((r) => `${r[0]}:${r[2]}:${r[3]}`).sort()).toEqual(analysed.map((v) => `${v.item_id}:${v.first}:${v.chosen}`).sort());
     const [itemsHeader, ...items] = parseCsv(readFileSync(join(out, 'items.csv'), 'utf8')).filter((r) => r.join('') !== '');
     expect(itemsHeader).toEqual(['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected']);
-    expect(items).toHaveLength(8);
+    expect(new Set(items.map((r) => r[0]))).toEqual(new Set(analysed.map((v) => v.item_id)));
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -36,7 +36,12 @@ export class ClipCache {
   prepare(trial: Pick<Trial, 'clip'>): PreparedClip {
     const { id, audioUrl, peaksUrl } = trial.clip;
     let clip = this.clips.get(id);
-    if (!clip) {
+    if (clip) {
+      // Most recently used last: a clip can return later in a session (an attention check reuses
+      // an item's clip), and the one on screen must never be the one evicted.
+      this.clips.delete(id);
+      this.clips.set(id, clip);
+    } else {
       const audio = new Audio();
       audio.preload = 'auto';
       audio.src = audioUrl;

@@ -70,6 +70,8 @@ export function PairTrial({ spec, env, finish, advance }: TrialProps<Trial, Pair
       ['ended', () => (tracker.ended(), setPlaying(false), check())],
       ['canplay', () => setAudioReady(true)],
     ];
+    // The same clip may have been heard in an earlier trial: start this one from the beginning.
+    if (a.currentTime > 0) a.currentTime = 0;
     for (const [e, h] of handlers) a.addEventListener(e, h);
     if (a.readyState >= 3) setAudioReady(true);
     const onVisibility = () => tracker.visibility(document.hidden);

@@ -57,10 +57,11 @@ function completionHistogram(minutes: number[]): { values: number[]; labels: str
   if (minutes.length === 0) return { values: [], labels: [] };
   const max = Math.max(...minutes);
   const step = max <= 2 ? 0.25 : max <= 10 ? 1 : max <= 60 ? 5 : 10;
-  const bins = Math.floor(max / step) + 1;
-  const values = Array<number>(bins).fill(0);
-  for (const m of minutes) values[Math.floor(m / step)]++;
-  return { values, labels: values.map((_, i) => `${+(i * step).toFixed(2)}`) };
+  // From the fastest listener's bin, so a study of long sessions is not drawn as empty bars from 0.
+  const first = Math.floor(Math.min(...minutes) / step);
+  const values = Array<number>(Math.floor(max / step) - first + 1).fill(0);
+  for (const m of minutes) values[Math.floor(m / step) - first]++;
+  return { values, labels: values.map((_, i) => `${+((first + i) * step).toFixed(2)}`) };
 }
 
 const KIND_COLOUR = { pair: 'var(--accent)', attention: '#d97706', practice: '#94a3b8' };
@@ -121,7 +122,7 @@ export function Dashboard({ study }: { study: string }) {
         <Figure label="excluded" value={l.excluded} sub={`${l.retained} of ${l.voted} retained`} testId="dash-excluded" />
         <Figure label="votes" value={data.votes.total} testId="dash-votes" />
         <Figure
-          label="attention pass rate"
+          label="listeners passing attention"
           value={pct(data.attention.passRate)}
           sub={`${data.attention.correct}/${data.attention.answered} checks right`}
           testId="dash-attention"

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { expect, test, type Download, type Page } from '@playwright/test';
 import { readBundle } from '../analysis/bundle';
 import { analyze } from '../analysis/report';
-import { answerByKeyboard, screeningByKeyboard, startByKeyboard } from './support/listener';
+import { answerByKeyboard, currentTrial, screeningByKeyboard, startByKeyboard } from './support/listener';
 import { startServer, type E2eServer } from './support/server';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,11 +27,28 @@ function count(sql: string): number {
   }
 }
 
+/**
+ * A careful listener: attention checks answered rightly (the test looks the answer up in the
+ * database by the listener's PROLIFIC_PID; the page cannot tell), other trials alternately.
+ */
+async function answer(page: Page, pid: string, n: number): Promise<void> {
+  const position = await currentTrial(page);
+  const db = new Database(join(server.dataDir, 'earmark.db'), { readonly: true });
+  const item = db
+    .prepare(
+      `SELECT a.first, i.expected FROM assignments a JOIN items i ON i.id = a.item_id JOIN listeners l ON l.id = a.listener_id
+       WHERE json_extract(l.external, '$.PROLIFIC_PID') = ? AND a.position = ?`,
+    )
+    .get(pid, position) as { first: 'a' | 'b'; expected: 'a' | 'b' | null };
+  db.close();
+  await answerByKeyboard(page, item.expected === null ? (((n % 2) + 1) as 1 | 2) : item.expected === item.first ? 1 : 2);
+}
+
 /** A listener in their own browser context: welcome, headphone check, then `trials` answers. */
-async function listener(page: Page, link: string, trials: number): Promise<void> {
-  await startByKeyboard(page, link);
+async function listener(page: Page, link: string, pid: string, trials: number): Promise<void> {
+  await startByKeyboard(page, `${link}?PROLIFIC_PID=${pid}`);
   await screeningByKeyboard(page);
-  for (let n = 0; n < trials; n++) await answerByKeyboard(page, ((n % 2) + 1) as 1 | 2);
+  for (let n = 0; n < trials; n++) await answer(page, pid, n);
 }
 
 test('a researcher builds a MetaSet study from uploaded files, previews, opens and watches it; the dashboard and the export agree with the database', async ({ page, browser }, info) => {
@@ -106,7 +123,7 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
   // Two listeners in separate contexts, at once: one finishes, the other stops half way.
   const [a, b] = await Promise.all([browser.newContext(), browser.newContext()]);
   const [pa, pb] = await Promise.all([a.newPage(), b.newPage()]);
-  await Promise.all([listener(pa, `${link}?PROLIFIC_PID=pa`, 8), listener(pb, `${link}?PROLIFIC_PID=pb`, 4)]);
+  await Promise.all([listener(pa, link, 'pa', 8), listener(pb, link, 'pb', 4)]);
   await expect(pa.getByRole('heading', { name: /Thank you/ })).toBeVisible();
 
   // Mid-study: the dashboard (polling) shows 2 started, 1 completed, 12 votes.
@@ -117,7 +134,7 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
   await dashboard.screenshot({ path: info.outputPath('dashboard.png') });
   if (process.env.DASHBOARD_SCREENSHOT) await dashboard.screenshot({ path: process.env.DASHBOARD_SCREENSHOT });
 
-  for (let n = 4; n < 8; n++) await answerByKeyboard(pb, ((n % 2) + 1) as 1 | 2);
+  for (let n = 4; n < 8; n++) await answer(pb, 'pb', n);
   await expect(pb.getByRole('heading', { name: /Thank you/ })).toBeVisible();
   await Promise.all([a.close(), b.close()]);
 
@@ -130,7 +147,9 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
   const answered = count("SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind = 'attention'");
   const right = count("SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind = 'attention' AND v.chosen = i.expected");
   await expect(page.getByTestId('dash-attention')).toBeVisible();
+  expect(right).toBe(answered);
   await expect(page.locator('section.dashboard')).toContainText(`${right}/${answered} checks right`);
+  await expect(page.getByTestId('dash-attention')).toHaveText('100%');
   await expect(page.getByTestId('dash-screening')).toContainText(
     `${count("SELECT count(*) AS n FROM listeners WHERE study_id = ? AND json_extract(screening, '$.passed') = 1")} passed`,
   );
@@ -145,7 +164,9 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
     for (const d of downloads) await d.saveAs(join(dir, d.suggestedFilename().replace(`${STUDY}-`, '')));
     const report = analyze(await readBundle(dir));
     expect(report.listeners.total).toBe(2);
-    expect(report.reliability.votes + answered).toBeLessThanOrEqual(votes);
+    expect(report.listeners.attention_pass_rate).toBe(1);
+    expect(report.reliability.votes).toBe(votes - answered);
+    expect(report.reliability.krippendorff_alpha).not.toBeNull();
     expect(report.judges.length).toBeGreaterThan(0);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -29,7 +29,8 @@ function Figure({ label, value, sub, testId }: { label: string; value: string | 
 function Bars({ values, labels, title, colour = 'var(--accent)' }: { values: number[]; labels: string[]; title: string; colour?: string[] | string }) {
   const W = 560, H = 150, L = 30, B = 22, T = 8;
   const max = Math.max(1, ...values);
-  const w = (W - L) / Math.max(1, values.length);
+  // Capped, so a histogram with one bin is a bar, not a block.
+  const w = Math.min(56, (W - L) / Math.max(1, values.length));
   const every = Math.ceil(values.length / 12);
   return (
     <svg viewBox={`0 0 ${W} ${H}`} className="bars" role="img" aria-label={title}>

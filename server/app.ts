@@ -9,6 +9,8 @@ import { clientRoutes } from './routes/client';
 import { listenerRoutes } from './routes/listener';
 import { mediaRoutes } from './routes/media';
 import { studioRoutes } from './routes/studio';
+import { studioStudyRoutes } from './routes/studio-studies';
+import { reportRoutes } from './routes/reports';
 
 export interface AppOptions {
   /** Built client to serve (dist/client); omitted: API and media only. */
@@ -37,6 +39,8 @@ export async function buildApp(
 
   await app.register(listenerRoutes);
   await app.register(studioRoutes);
+  await app.register(studioStudyRoutes, { dataDir: config.dataDir });
+  await app.register(reportRoutes);
   await app.register(mediaRoutes);
   if (options.clientDir) await app.register(clientRoutes, { root: options.clientDir });
   return app;

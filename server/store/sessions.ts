@@ -102,7 +102,7 @@ export function sessionRepository(db: Db) {
 export type SessionRepository = ReturnType<typeof sessionRepository>;
 
 /** Blinding happens here: a trial carries the clip's opaque id and the caption texts, nothing else. */
-function toTrial(row: TrialRow): Trial {
+export function toTrial(row: Pick<TrialRow, 'position' | 'first' | 'kind' | 'clip_id' | 'duration' | 'caption_a' | 'caption_b'>): Trial {
   const media = `/media/clips/${encodeURIComponent(row.clip_id)}`;
   return {
     position: row.position,

@@ -1,0 +1,23 @@
+import type { DefinitionProblem } from '../../server/contract';
+
+/** A refused definition: one row per problem, with its line:column and field. */
+export function Problems({ problems, message }: { problems: DefinitionProblem[] | undefined; message: string }) {
+  if (!problems?.length) return <p className="notice" role="alert">{message}</p>;
+  return (
+    <div className="problems" role="alert">
+      <p className="notice">
+        {problems.length} problem{problems.length === 1 ? '' : 's'} in the definition:
+      </p>
+      <ul data-testid="problems">
+        {problems.map((p, i) => (
+          <li key={i}>
+            <code>
+              line {p.line}:{p.column}
+            </code>{' '}
+            <strong>{p.field || '(top level)'}</strong> — {p.message}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

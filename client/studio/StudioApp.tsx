@@ -1,0 +1,137 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { StudioStudy, StudyTemplate } from '../../server/contract';
+import { definitionProblems, errorText, studio } from './api';
+import { Problems } from './Problems';
+import { SignIn, StudioPage } from './SignIn';
+import { StudyPage } from './StudyPage';
+import './studio.css';
+
+function StudyList() {
+  const [studies, setStudies] = useState<StudioStudy[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    studio.list().then((r) => setStudies(r.studies), (e) => setError(errorText(e)));
+  }, []);
+  if (error) return <p className="notice">{error}</p>;
+  if (!studies) return <p className="muted">Loading…</p>;
+  return (
+    <table className="data studies" data-testid="study-list">
+      <thead>
+        <tr><th>study</th><th>status</th><th className="n">items</th><th className="n">listeners</th><th className="n">completed</th><th className="n">votes</th></tr>
+      </thead>
+      <tbody>
+        {studies.length === 0 && (
+          <tr><td colSpan={6} className="muted">No studies built yet.</td></tr>
+        )}
+        {studies.map((s) => (
+          <tr key={s.id}>
+            <td>
+              <a href={`/studio/${s.id}`}>{s.id}</a>
+              <div className="muted small">{s.title}</div>
+            </td>
+            <td><span className={`status-pill ${s.status}`}>{s.status}</span></td>
+            <td className="n">{s.items}</td>
+            <td className="n">{s.listeners}</td>
+            <td className="n">{s.completed}</td>
+            <td className="n">{s.votes}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CreateStudy() {
+  const [templates, setTemplates] = useState<StudyTemplate[]>([]);
+  const [name, setName] = useState('');
+  const [source, setSource] = useState('');
+  const [yaml, setYaml] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    studio.templates().then((r) => setTemplates(r.templates), () => setTemplates([]));
+  }, []);
+
+  const pick = (id: string) => {
+    setSource(id);
+    const t = templates.find((x) => x.id === id);
+    if (t) setYaml(t.yaml);
+  };
+  const loadFile = async (file: File | undefined) => {
+    if (!file) return;
+    setSource('');
+    setYaml(await file.text());
+  };
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await studio.create({ name, yaml });
+      location.assign(`/studio/${name}`);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="stack" onSubmit={submit} aria-label="new study">
+      <div className="row">
+        <label>
+          Study name
+          <input value={name} onChange={(e) => setName(e.target.value.toLowerCase())} pattern="[a-z0-9][a-z0-9-]{0,63}" placeholder="e.g. caps-2026-05" required />
+        </label>
+        <label>
+          Start from a template
+          <select value={source} onChange={(e) => pick(e.target.value)}>
+            <option value="">— none (paste or upload) —</option>
+            {templates.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          or upload a study.yaml
+          <input type="file" accept=".yaml,.yml,text/yaml" onChange={(e) => void loadFile(e.target.files?.[0])} />
+        </label>
+      </div>
+      <label>
+        study.yaml
+        <textarea className="yaml" value={yaml} onChange={(e) => setYaml(e.target.value)} rows={14} spellCheck={false} required placeholder="Paste a study definition, or pick a template above." />
+      </label>
+      {error !== null && <Problems problems={definitionProblems(error)} message={errorText(error)} />}
+      <div>
+        <button type="submit" className="primary" disabled={busy || !name || !yaml}>
+          Create study
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Home() {
+  return (
+    <>
+      <section className="card">
+        <h2>Studies</h2>
+        <StudyList />
+      </section>
+      <section className="card">
+        <h2>New study</h2>
+        <CreateStudy />
+      </section>
+    </>
+  );
+}
+
+/** /studio and /studio/<study>: the researcher's screens (a lazy chunk; listeners never load it). */
+export default function StudioApp({ study }: { study?: string }) {
+  return (
+    <StudioPage title={study ?? ''}>
+      <SignIn>{study ? <StudyPage id={study} /> : <Home />}</SignIn>
+    </StudioPage>
+  );
+}

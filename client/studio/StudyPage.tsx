@@ -1,0 +1,253 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { BuildReport, StudyDetail } from '../../server/contract';
+import { Dashboard } from '../reports/Dashboard';
+import { definitionProblems, errorText, studio } from './api';
+import { Preview } from './Preview';
+import { Problems } from './Problems';
+
+function CopyField({ label, value, testId }: { label: string; value: string; testId: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="copy-field">
+      <span className="copy-label">{label}</span>
+      <code data-testid={testId}>{value}</code>
+      <button
+        type="button"
+        className="secondary small-button"
+        onClick={() => void navigator.clipboard?.writeText(value).then(() => (setCopied(true), setTimeout(() => setCopied(false), 1500)))}
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </div>
+  );
+}
+
+function BuildSummary({ report }: { report: BuildReport }) {
+  const s = report.sampler;
+  const range = (from: number | null, to: number | null) => (from === null || to === null ? 'unscored' : `${from.toFixed(2)}–${to.toFixed(2)}`);
+  return (
+    <div className="build-summary" data-testid="build-summary">
+      <p>
+        <strong>{report.action === 'validated' ? 'Valid' : `Build: ${report.action}`}</strong> — {report.items.pair} items, {report.items.attention} attention
+        checks, {report.items.practice} practice trials{report.status ? ` (status ${report.status})` : ''}.
+      </p>
+      {s && (
+        <div className="grid2">
+          <table className="data">
+            <thead>
+              <tr><th>system</th><th className="n">items</th></tr>
+            </thead>
+            <tbody>
+              {Object.entries(s.perSystem).map(([system, n]) => (
+                <tr key={system}><td>{system}</td><td className="n">{n}</td></tr>
+              ))}
+            </tbody>
+          </table>
+          <table className="data">
+            <thead>
+              <tr><th>judge |Δ| bucket</th><th className="n">available</th><th className="n">target</th><th className="n">chosen</th></tr>
+            </thead>
+            <tbody>
+              {s.buckets.map((b, i) => (
+                <tr key={i}><td>{range(b.from, b.to)}</td><td className="n">{b.available}</td><td className="n">{b.target}</td><td className="n">{b.chosen}</td></tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {report.sources.length > 0 && (
+        <details>
+          <summary>{report.sources.length} source imports</summary>
+          <pre className="imports">{report.sources.map((x) => `${x.kind}: ${x.summary}`).join('\n')}</pre>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function Files({ detail, onChange }: { detail: StudyDetail; onChange(d: StudyDetail): void }) {
+  const [audioRoot, setAudioRoot] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const upload = async (kind: 'captions' | 'judges', files: FileList | null) => {
+    if (!files?.length) return;
+    setBusy(true);
+    setError(null);
+    try {
+      for (const file of Array.from(files)) await studio.upload(detail.id, kind, file.name, await file.text());
+      onChange(await studio.get(detail.id));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const useUploads = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      onChange(await studio.useUploads(detail.id, audioRoot));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="stack">
+      <div className="grid2">
+        <label>
+          Caption files (MetaSet format, one per system: <code>&lt;system&gt;.json</code>)
+          <input type="file" multiple accept=".json" aria-label="caption files" disabled={busy} onChange={(e) => void upload('captions', e.target.files)} />
+          <span className="muted small" data-testid="caption-files">{detail.files.captions.join(', ') || 'none yet'}</span>
+        </label>
+        <label>
+          Judge files (<code>&lt;system&gt;__&lt;judge&gt;__&lt;run&gt;.json</code> or CSV)
+          <input type="file" multiple accept=".json,.csv" aria-label="judge files" disabled={busy} onChange={(e) => void upload('judges', e.target.files)} />
+          <span className="muted small" data-testid="judge-files">{detail.files.judges.join(', ') || 'none yet'}</span>
+        </label>
+      </div>
+      <div className="row">
+        <label className="grow">
+          Audio root on the server (the folder the captions' relative_audio_path resolves against)
+          <input value={audioRoot} onChange={(e) => setAudioRoot(e.target.value)} placeholder="/data/corpora/metaset" aria-label="audio root" />
+        </label>
+        <button type="button" className="secondary" disabled={busy || !audioRoot || detail.files.captions.length === 0} onClick={() => void useUploads()}>
+          Use uploaded files as sources
+        </button>
+      </div>
+      {error !== null && <Problems problems={definitionProblems(error)} message={errorText(error)} />}
+    </div>
+  );
+}
+
+export function StudyPage({ id }: { id: string }) {
+  const [detail, setDetail] = useState<StudyDetail | null>(null);
+  const [yaml, setYaml] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [report, setReport] = useState<BuildReport | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [cloneName, setCloneName] = useState(`${id}-v2`);
+
+  const show = useCallback((d: StudyDetail) => {
+    setDetail(d);
+    setYaml(d.yaml);
+  }, []);
+  useEffect(() => {
+    studio.get(id).then(show, setError);
+  }, [id, show]);
+
+  const run = async (label: string, work: () => Promise<void>) => {
+    setBusy(label);
+    setError(null);
+    try {
+      await work();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(null);
+    }
+  };
+  const saveIfChanged = async () => {
+    if (detail && yaml !== detail.yaml) show(await studio.save(id, yaml));
+  };
+  const validate = () => run('validate', async () => (await saveIfChanged(), setReport(await studio.validate(id))));
+  const build = () => run('build', async () => (await saveIfChanged(), setReport(await studio.build(id)), show(await studio.get(id))));
+  const save = () => run('save', saveIfChanged);
+  const act = (action: 'open' | 'pause' | 'close') => run(action, async () => show(await studio.act(id, action)));
+  const clone = () => run('clone', async () => (await studio.clone(id, cloneName), location.assign(`/studio/${cloneName}`)));
+
+  if (!detail) return error ? <p className="notice">{errorText(error)}</p> : <p className="muted">Loading…</p>;
+  const locked = detail.votes > 0;
+  return (
+    <>
+      <section className="card">
+        <div className="section-head">
+          <h2>{detail.title}</h2>
+          <span className={`status-pill ${detail.status}`} data-testid="study-status">
+            {detail.built ? detail.status : 'not built'}
+          </span>
+          <div className="head-actions">
+            {detail.built && detail.status !== 'open' && detail.status !== 'closed' && (
+              <button type="button" className="primary" disabled={busy !== null} onClick={() => void act('open')}>
+                Open
+              </button>
+            )}
+            {detail.status === 'open' && (
+              <button type="button" className="secondary" disabled={busy !== null} onClick={() => void act('pause')}>
+                Pause
+              </button>
+            )}
+            {detail.built && detail.status !== 'closed' && (
+              <button type="button" className="secondary danger" disabled={busy !== null} onClick={() => window.confirm('Close this study for good? Listeners can no longer vote.') && void act('close')}>
+                Close
+              </button>
+            )}
+          </div>
+        </div>
+        <p className="muted">
+          {detail.items} items · {detail.listeners} listeners · {detail.completed} completed · {detail.votes} votes
+        </p>
+        <div className="links">
+          <CopyField label="Listener link" value={detail.links.plain} testId="link-plain" />
+          <CopyField label="Prolific" value={detail.links.prolific} testId="link-prolific" />
+          <CopyField label="MTurk" value={detail.links.mturk} testId="link-mturk" />
+          <p className="muted small">
+            Recorded link parameters: {detail.links.recorded.join(', ') || 'none'}. Prolific fills the {'{{%…%}}'} placeholders; MTurk appends workerId,
+            assignmentId and hitId itself (list them under <code>linkParameters</code> to record them).
+          </p>
+        </div>
+      </section>
+
+      {detail.built && <Dashboard study={id} />}
+
+      {detail.built && (
+        <section className="card">
+          <h2>Preview</h2>
+          <p className="muted">Each trial exactly as listeners see it (the first caption is the item's caption a here; listeners get a random order).</p>
+          <Preview study={id} />
+        </section>
+      )}
+
+      <section className="card">
+        <div className="section-head">
+          <h2>Definition</h2>
+          <div className="head-actions">
+            <button type="button" className="secondary" disabled={!detail.editable || busy !== null || yaml === detail.yaml} onClick={() => void save()}>
+              Save
+            </button>
+            <button type="button" className="secondary" disabled={!detail.editable || busy !== null} onClick={() => void validate()}>
+              {busy === 'validate' ? 'Validating…' : 'Validate'}
+            </button>
+            <button type="button" className="primary" disabled={!detail.editable || busy !== null} onClick={() => void build()}>
+              {busy === 'build' ? 'Building…' : 'Build'}
+            </button>
+          </div>
+        </div>
+        {!detail.editable && <p className="callout">This study was built outside the studio; clone it to edit a copy.</p>}
+        {locked && detail.editable && (
+          <p className="callout">Listeners have voted: wording edits are applied at once, but changes to items or captions are refused — clone the study for those.</p>
+        )}
+        {error !== null && <Problems problems={definitionProblems(error)} message={errorText(error)} />}
+        {report && <BuildSummary report={report} />}
+        <textarea className="yaml" aria-label="study.yaml" value={yaml} readOnly={!detail.editable} onChange={(e) => setYaml(e.target.value)} rows={22} spellCheck={false} />
+        <div className="row">
+          <label>
+            Clone as
+            <input value={cloneName} onChange={(e) => setCloneName(e.target.value.toLowerCase())} aria-label="clone name" />
+          </label>
+          <button type="button" className="secondary" disabled={busy !== null || !cloneName} onClick={() => void clone()}>
+            Clone
+          </button>
+        </div>
+      </section>
+
+      {detail.editable && (
+        <section className="card">
+          <h2>Caption and judge files</h2>
+          <Files detail={detail} onChange={show} />
+        </section>
+      )}
+    </>
+  );
+}

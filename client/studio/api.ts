@@ -1,0 +1,78 @@
+/**
+ * The researcher/analyst API with the signed-in access token. Types only from the contract
+ * (as in the listener's api.ts), so zod stays out of the bundle.
+ */
+import type {
+  BuildReport, Dashboard, DefinitionErrorBody, ExportBundle, ReportLink, StudioStudy, StudyDetail, StudyTemplate,
+  TrialPreviewList,
+} from '../../server/contract';
+import { call, HttpError } from '../lib/api';
+
+const TOKEN_KEY = 'earmark:access-token';
+
+export const accessToken = {
+  get: (): string | null => localStorage.getItem(TOKEN_KEY),
+  set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
+  clear: () => localStorage.removeItem(TOKEN_KEY),
+};
+
+function authed<T>(method: string, url: string, body?: unknown): Promise<T> {
+  return call<T>(method, url, body, { token: accessToken.get() ?? undefined });
+}
+
+const study = (id: string) => `/api/studio/studies/${encodeURIComponent(id)}`;
+
+export const studio = {
+  list: () => authed<{ studies: StudioStudy[] }>('GET', '/api/studio/studies'),
+  templates: () => authed<{ templates: StudyTemplate[] }>('GET', '/api/studio/templates'),
+  create: (body: { name: string; yaml?: string; template?: string }) => authed<StudyDetail>('POST', '/api/studio/studies', body),
+  get: (id: string) => authed<StudyDetail>('GET', study(id)),
+  save: (id: string, yaml: string) => authed<StudyDetail>('PUT', `${study(id)}/definition`, { yaml }),
+  upload: (id: string, kind: 'captions' | 'judges', name: string, content: string) =>
+    authed<{ captions: string[]; judges: string[] }>('POST', `${study(id)}/files`, { kind, name, content }),
+  useUploads: (id: string, audioRoot: string) => authed<StudyDetail>('POST', `${study(id)}/sources`, { audioRoot }),
+  validate: (id: string) => authed<BuildReport>('POST', `${study(id)}/validate`),
+  build: (id: string) => authed<BuildReport>('POST', `${study(id)}/build`),
+  act: (id: string, action: 'open' | 'pause' | 'close') => authed<StudyDetail>('POST', `${study(id)}/${action}`),
+  clone: (id: string, name: string) => authed<StudyDetail>('POST', `${study(id)}/clone`, { name }),
+  preview: (id: string) => authed<TrialPreviewList>('GET', `${study(id)}/preview`),
+  dashboard: (id: string) => authed<Dashboard>('GET', `${study(id)}/dashboard`),
+  exportBundle: (id: string) => authed<ExportBundle>('GET', `${study(id)}/export`),
+  reportLink: (id: string) => authed<ReportLink>('POST', `/api/reports/${encodeURIComponent(id)}/html-link`),
+};
+
+/** The problems of a refused definition, if that is what the error is. */
+export function definitionProblems(error: unknown): DefinitionErrorBody['problems'] {
+  return error instanceof HttpError ? (error.body as DefinitionErrorBody | null)?.problems : undefined;
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof HttpError) return error.body?.message ?? error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Saves text as a file through the browser's download. */
+export function download(name: string, text: string, type = 'text/csv'): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The three bundle files, downloaded as <study>-items.csv etc. */
+export async function downloadBundle(id: string): Promise<void> {
+  const bundle = await studio.exportBundle(id);
+  for (const [name, text] of Object.entries(bundle)) download(`${id}-${name}`, text);
+}
+
+export async function openHtmlReport(id: string): Promise<void> {
+  // Opened before the await so the browser treats it as the click's own window (no popup block).
+  const tab = window.open('about:blank', '_blank');
+  const { url } = await studio.reportLink(id);
+  if (tab) tab.location.href = url;
+  else location.assign(url);
+}

@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface E2eServer {
+  url: string;
+  dataDir: string;
+  study: string;
+  secrets: string[];
+  clipIds: string[];
+  /** The study's votes as stored, read straight from the SQLite file (read-only). */
+  votes(): Array<{
+    id: string;
+    item_id: string;
+    kind: string;
+    position: number;
+    first: 'a' | 'b';
+    chosen: 'a' | 'b';
+    play_count: number;
+    heard_to_end: number;
+  }>;
+  stop(): Promise<void>;
+}
+
+export interface ServeOptions {
+  pairs?: number;
+  attention?: number;
+  practice?: number;
+  screening?: 'none' | 'antiphase' | 'huggins' | 'both';
+}
+
+/** Starts e2e/support/serve.ts in its own process and waits for its address. */
+export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
+  const args = [
+    '--import',
+    'tsx',
+    join(root, 'e2e', 'support', 'serve.ts'),
+    '--pairs', String(o.pairs ?? 6),
+    '--attention', String(o.attention ?? 2),
+    '--practice', String(o.practice ?? 1),
+    '--screening', o.screening ?? 'none',
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const info = await new Promise<Omit<E2eServer, 'votes' | 'stop'>>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${stderr}`)));
+  });
+  return {
+    ...info,
+    votes: () => readVotes(info.dataDir, info.study),
+    stop: () => stopChild(child),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+function readVotes(dataDir: string, study: string): ReturnType<E2eServer['votes']> {
+  const db = new Database(join(dataDir, 'earmark.db'), { readonly: true, fileMustExist: true });
+  try {
+    return db
+      .prepare(
+        `SELECT v.id, v.item_id, i.kind, v.position, v.first, v.chosen, v.play_count, v.heard_to_end FROM votes v
+         JOIN items i ON i.id = v.item_id WHERE i.study_id = ? ORDER BY v.listener_id, v.position`,
+      )
+      .all(study) as ReturnType<E2eServer['votes']>;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * `npm start` as a listener meets it: server/main.ts on a free port over a fresh data dir, which
+ * loads the demo study (studies/demo). The secrets are read from its database: system ids, item
+ * ids, utterance ids, clip file names and paths, corpus labels and judge scores.
+ */
+export async function startMain(): Promise<E2eServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'earmark-e2e-'));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'server', 'main.ts'), '--port', '0', '--data', dataDir, '--log-level', 'warn'],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const link = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /Listener link:\s+(\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server/main.ts exited (${code}): ${stderr}`)));
+  });
+  const url = new URL(link);
+  const study = url.pathname.split('/').filter(Boolean)[1];
+  const db = new Database(join(dataDir, 'earmark.db'), { readonly: true, fileMustExist: true });
+  const secrets = new Set<string>();
+  const labels = new Set<string>();
+  const clipIds: string[] = [];
+  let publicText = study;
+  try {
+    const items = db.prepare('SELECT id, utterance_id, clip_id, system_a, system_b FROM items WHERE study_id = ?').all(study) as Array<
+      Record<'id' | 'utterance_id' | 'clip_id' | 'system_a' | 'system_b', string>
+    >;
+    const clip = db.prepare('SELECT path, abs_path, labels FROM clips WHERE id = ?');
+    const utterance = db.prepare('SELECT labels FROM utterances WHERE id = ?');
+    const scores = db.prepare('SELECT score FROM judge_scores WHERE utterance_id = ?');
+    const labelValues = (json: string) =>
+      Object.values(JSON.parse(json) as Record<string, unknown>).filter((v): v is string => typeof v === 'string' && v.length >= 3);
+    for (const it of items) {
+      clipIds.push(it.clip_id);
+      for (const s of [it.id, it.utterance_id, it.system_a, it.system_b]) secrets.add(s);
+      const c = clip.get(it.clip_id) as { path: string; abs_path: string; labels: string };
+      for (const s of [c.path, c.abs_path, basename(c.path), basename(c.path).replace(/\.[^.]+$/, '')]) secrets.add(s);
+      for (const s of labelValues(c.labels)) labels.add(s);
+      const u = utterance.get(it.utterance_id) as { labels: string } | undefined;
+      if (u) for (const s of labelValues(u.labels)) labels.add(s);
+      for (const { score } of scores.all(it.utterance_id) as Array<{ score: number }>) if (!Number.isInteger(score)) secrets.add(String(score));
+    }
+    // What the listener is meant to read: the study's texts and the captions. A label that is
+    // also a word there ("male" in "a male voice") is not a leak; any other label is.
+    const def = JSON.parse((db.prepare('SELECT definition FROM studies WHERE id = ?').get(study) as { definition: string }).definition);
+    const captions = db.prepare('SELECT caption_a, caption_b FROM items WHERE study_id = ?').all(study) as Array<Record<string, string>>;
+    publicText += [def.title, def.consent, def.instructions, def.question, ...captions.flatMap((r) => [r.caption_a, r.caption_b])].join('\n');
+  } finally {
+    db.close();
+  }
+  for (const l of labels) if (!publicText.toLowerCase().includes(l.toLowerCase())) secrets.add(l);
+  secrets.delete(study); // the study's own name is in its public link
+  return {
+    url: url.origin,
+    dataDir,
+    study,
+    secrets: [...secrets],
+    clipIds,
+    votes: () => readVotes(dataDir, study),
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

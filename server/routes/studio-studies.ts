@@ -1,0 +1,293 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { stringify } from 'yaml';
+import {
+  BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles,
+  StudyId, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadStudyFileBody, UseUploadedSourcesBody,
+  type ListenerLinks,
+} from '../contract';
+import { conflict, HttpError, notFound } from '../errors';
+import { liveRepository } from '../store/live';
+import { sourcesFromUploads, studyFolders, studyTemplates } from '../store/study-folders';
+import { setStudyStatus, planStudy, StudyLockedError } from '../../studies/build';
+import { loadStudyDir, type BuildSummary } from '../../studies/load';
+import { parseStudyYaml, StudyDefinitionError } from '../../studies/parse';
+import { readStudyDefinition } from '../../studies/settings';
+import { resolveSources, runSources } from '../../studies/sources';
+
+const StudyParams = z.object({ study: StudyId });
+const ActionParams = z.object({ study: StudyId, action: StudyAction });
+const TO_STATUS = { open: 'open', pause: 'paused', close: 'closed' } as const;
+// Caption files of a large benchmark run are tens of MB; YAML and everything else stays small.
+const UPLOAD_LIMIT = 40 * 1024 * 1024;
+const YAML_LIMIT = 2 * 1024 * 1024;
+
+const PROLIFIC_PLACEHOLDERS: Record<string, string> = {
+  PROLIFIC_PID: '{{%PROLIFIC_PID%}}',
+  STUDY_ID: '{{%STUDY_ID%}}',
+  SESSION_ID: '{{%SESSION_ID%}}',
+};
+
+/** The listener link, and the same link as Prolific and MTurk want it. */
+export function listenerLinks(origin: string, studyId: string, recorded: readonly string[]): ListenerLinks {
+  const plain = `${origin}/s/${studyId}`;
+  const prolific = recorded.filter((p) => p in PROLIFIC_PLACEHOLDERS).map((p) => `${p}=${PROLIFIC_PLACEHOLDERS[p]}`);
+  return { plain, prolific: prolific.length ? `${plain}?${prolific.join('&')}` : plain, mturk: plain, recorded: [...recorded] };
+}
+
+function originOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
+/** A refused definition: 400 with every problem (line, column, field). */
+function definitionError(reply: FastifyReply, error: StudyDefinitionError) {
+  const [first] = error.problems;
+  return reply.code(400).send({
+    error: 'invalid_definition',
+    message: error.problems.length === 1 ? error.message : `${error.problems.length} problems; first: ${error.message.split('\n')[0]}`,
+    field: first?.field || undefined,
+    problems: error.problems,
+  });
+}
+
+function lockedError(error: StudyLockedError, studyId: string): HttpError {
+  const votes = /already has (\d+ votes?)/.exec(error.message)?.[1] ?? 'votes';
+  return conflict(
+    'study_locked',
+    `study ${studyId} already has ${votes}, so its items and captions cannot change. Clone it (the Clone button, or POST /api/studio/studies/${studyId}/clone) and edit the clone; wording-only changes are still saved.`,
+  );
+}
+
+function toBuildReport(summary: BuildSummary | { studyId: string; action: 'validated'; status: null; items: BuildSummary['items']; sampler: BuildSummary['sampler']; sources: BuildSummary['sources'] }): BuildReport {
+  return {
+    study: summary.studyId,
+    action: summary.action as BuildReport['action'],
+    status: summary.status as BuildReport['status'],
+    items: summary.items,
+    sampler: summary.sampler,
+    sources: summary.sources.map((s) => ({ kind: s.source.kind, summary: s.summary })),
+  };
+}
+
+/**
+ * The researcher's studio: create a study (pasted YAML or a template), upload its caption and
+ * judge files, validate, build, preview, open/pause/close and clone — all on the study folders
+ * `npm run study` uses, so nothing needs shell access.
+ */
+export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (app, { dataDir }) => {
+  const folders = studyFolders(dataDir);
+  const live = liveRepository(app.db);
+  const researcher = app.requireRole('researcher');
+  // One build at a time per study: a build imports sources (async) before it writes.
+  const busy = new Map<string, Promise<unknown>>();
+  const serially = <T>(studyId: string, work: () => Promise<T>): Promise<T> => {
+    const run = (busy.get(studyId) ?? Promise.resolve()).then(work, work);
+    busy.set(studyId, run.catch(() => undefined));
+    return run;
+  };
+
+  const detail = (studyId: string, request: FastifyRequest): StudyDetail => {
+    const summary = app.store.studies.list().find((s) => s.id === studyId);
+    const editable = folders.exists(studyId);
+    if (!summary && !editable) throw notFound('unknown_study', 'no such study');
+    const yaml = editable ? folders.readYaml(studyId) : stringify(readStudyDefinition(app.db, studyId));
+    let recorded: string[] = [];
+    try {
+      recorded = summary ? readStudyDefinition(app.db, studyId).linkParameters : parseStudyYaml(yaml).definition.linkParameters;
+    } catch {
+      // A draft that does not parse yet records nothing; the link is still shown.
+    }
+    let title = summary?.title ?? studyId;
+    if (!summary) {
+      try {
+        title = parseStudyYaml(yaml).definition.title;
+      } catch {
+        // keep the folder name
+      }
+    }
+    return {
+      ...(summary ?? { id: studyId, title, status: 'draft' as const, items: 0, listeners: 0, completed: 0, votes: 0 }),
+      editable,
+      built: summary !== undefined,
+      yaml,
+      files: editable ? folders.files(studyId) : { captions: [], judges: [] },
+      itemsByKind: live.itemsByKind(studyId),
+      links: listenerLinks(originOf(request), studyId, recorded),
+    };
+  };
+
+  /** Parses, imports the sources (idempotent: manifest only) and plans, writing nothing to the study. */
+  const validate = async (studyId: string): Promise<BuildReport> => {
+    const parsed = parseStudyYaml(folders.readYaml(studyId), `${studyId}/study.yaml`);
+    const sources = await runSources(app.db, resolveSources(parsed, folders.dir(studyId)), (await import('../../studies/manifest-importers')).manifestImporters);
+    const plan = planStudy(app.db, parsed);
+    const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
+    return toBuildReport({ studyId, action: 'validated', status: null, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources });
+  };
+
+  const definitionReplies = { 400: DefinitionErrorBody };
+
+  app.get('/api/studio/templates', { onRequest: researcher, schema: { response: { 200: StudyTemplateList } } }, async () => ({
+    templates: studyTemplates(),
+  }));
+
+  app.post(
+    '/api/studio/studies',
+    { onRequest: researcher, bodyLimit: YAML_LIMIT, schema: { body: CreateStudyBody, response: { 201: StudyDetail, ...definitionReplies } } },
+    async (request, reply) => {
+      const { name, yaml, template } = request.body;
+      if (app.store.studies.get(name)) throw conflict('study_exists', `a study named ${name} already exists`, 'name');
+      let text = yaml;
+      if (template !== undefined) {
+        text = studyTemplates().find((t) => t.id === template)?.yaml;
+        if (text === undefined) throw new HttpError(400, 'unknown_template', `no template named ${template}`, 'template');
+      }
+      try {
+        parseStudyYaml(text!, `${name}/study.yaml`);
+      } catch (error) {
+        if (error instanceof StudyDefinitionError) return definitionError(reply, error);
+        throw error;
+      }
+      folders.create(name, text!);
+      return reply.code(201).send(detail(name, request));
+    },
+  );
+
+  app.get('/api/studio/studies/:study', { onRequest: researcher, schema: { params: StudyParams, response: { 200: StudyDetail } } }, async (request) =>
+    detail(request.params.study, request),
+  );
+
+  app.put(
+    '/api/studio/studies/:study/definition',
+    { onRequest: researcher, bodyLimit: YAML_LIMIT, schema: { params: StudyParams, body: SaveDefinitionBody, response: { 200: StudyDetail, ...definitionReplies } } },
+    async (request, reply) => {
+      const { study } = request.params;
+      try {
+        parseStudyYaml(request.body.yaml, `${study}/study.yaml`);
+        await serially(study, async () => {
+          const previous = folders.readYaml(study);
+          folders.writeYaml(study, request.body.yaml);
+          if (live.votesPerItem(study).every((i) => i.votes === 0)) return;
+          // Votes exist: apply the edit now if it keeps items and captions, else put the old text back.
+          try {
+            await loadStudyDir(app.db, folders.dir(study));
+          } catch (error) {
+            folders.writeYaml(study, previous);
+            throw error;
+          }
+        });
+      } catch (error) {
+        if (error instanceof StudyDefinitionError) return definitionError(reply, error);
+        if (error instanceof StudyLockedError) throw lockedError(error, study);
+        throw error;
+      }
+      return detail(study, request);
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/files',
+    { onRequest: researcher, bodyLimit: UPLOAD_LIMIT, schema: { params: StudyParams, body: UploadStudyFileBody, response: { 201: StudyFiles } } },
+    async (request, reply) => {
+      const { study } = request.params;
+      const { kind, name, content } = request.body;
+      if (name.endsWith('.json')) {
+        try {
+          JSON.parse(content);
+        } catch (error) {
+          throw new HttpError(400, 'invalid_file', `${kind}/${name} is not JSON: ${(error as Error).message}`, 'content');
+        }
+      }
+      folders.writeFile(study, kind, name, content);
+      return reply.code(201).send(folders.files(study));
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/sources',
+    { onRequest: researcher, schema: { params: StudyParams, body: UseUploadedSourcesBody, response: { 200: StudyDetail, ...definitionReplies } } },
+    async (request, reply) => {
+      const { study } = request.params;
+      const yaml = sourcesFromUploads(folders.readYaml(study), folders.files(study), request.body.audioRoot);
+      try {
+        parseStudyYaml(yaml, `${study}/study.yaml`);
+      } catch (error) {
+        if (error instanceof StudyDefinitionError) return definitionError(reply, error);
+        throw error;
+      }
+      folders.writeYaml(study, yaml);
+      return detail(study, request);
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/validate',
+    { onRequest: researcher, schema: { params: StudyParams, response: { 200: BuildReport, ...definitionReplies } } },
+    async (request, reply) => {
+      try {
+        return await serially(request.params.study, () => validate(request.params.study));
+      } catch (error) {
+        if (error instanceof StudyDefinitionError) return definitionError(reply, error);
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/build',
+    { onRequest: researcher, schema: { params: StudyParams, response: { 200: BuildReport, ...definitionReplies } } },
+    async (request, reply) => {
+      const { study } = request.params;
+      folders.assertExists(study);
+      try {
+        const { summary } = await serially(study, () => loadStudyDir(app.db, folders.dir(study)));
+        return toBuildReport(summary);
+      } catch (error) {
+        if (error instanceof StudyDefinitionError) return definitionError(reply, error);
+        if (error instanceof StudyLockedError) throw lockedError(error, study);
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/clone',
+    { onRequest: researcher, schema: { params: StudyParams, body: CloneStudyBody, response: { 201: StudyDetail } } },
+    async (request, reply) => {
+      const { study } = request.params;
+      const { name } = request.body;
+      if (app.store.studies.get(name)) throw conflict('study_exists', `a study named ${name} already exists`, 'name');
+      if (folders.exists(study)) folders.clone(study, name);
+      else if (app.store.studies.get(study)) folders.create(name, stringify(readStudyDefinition(app.db, study)));
+      else throw notFound('unknown_study', 'no such study');
+      return reply.code(201).send(detail(name, request));
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/:action',
+    { onRequest: researcher, schema: { params: ActionParams, response: { 200: StudyDetail } } },
+    async (request) => {
+      const { study, action } = request.params;
+      if (!app.store.studies.get(study)) throw notFound('unknown_study', 'no such study: build it first');
+      try {
+        setStudyStatus(app.db, study, TO_STATUS[action]);
+      } catch (error) {
+        throw conflict('status_refused', (error as Error).message, 'action');
+      }
+      return detail(study, request);
+    },
+  );
+
+  app.get(
+    '/api/studio/studies/:study/preview',
+    { onRequest: researcher, schema: { params: StudyParams, response: { 200: TrialPreviewList } } },
+    async (request) => {
+      const study = app.store.studies.get(request.params.study);
+      if (!study) throw notFound('unknown_study', 'no such study: build it first');
+      return { listening: study.definition.listening, question: study.definition.question, trials: live.preview(study.id) };
+    },
+  );
+};
+

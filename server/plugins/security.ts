@@ -51,6 +51,8 @@ export const securityPlugin = fp<{ rateLimits: RateLimits }>(
           baseUri: ["'none'"],
           formAction: ["'self'"],
           frameAncestors: ["'none'"],
+          // Studies are often run over plain HTTP on a lab network; upgrading would break every asset.
+          upgradeInsecureRequests: null,
         },
       },
       referrerPolicy: { policy: 'no-referrer' },

@@ -72,6 +72,7 @@ describe('blinding', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("media-src 'self' blob:");
     expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('upgrade-insecure-requests');
     const nonce = /<meta name="csp-nonce" content="([^"]+)">/.exec(html)![1];
     expect(csp).toContain(`'nonce-${nonce}'`);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');

@@ -108,6 +108,7 @@ test('after the headphone check, a reload mid-session resumes at the same trial'
   server = await startServer({ screening: 'antiphase' });
   await startByKeyboard(page, `${server.url}/s/${server.study}`);
   await screeningByKeyboard(page);
+  await currentTrial(page); // trials start once the server has the check's outcome
   const [screening] = server.sql<{ screening: string }>('SELECT screening FROM listeners');
   const outcome = JSON.parse(screening.screening);
   expect(outcome).toMatchObject({ kind: 'antiphase', trials: 6, attempts: 1 });

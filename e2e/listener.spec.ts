@@ -7,6 +7,7 @@ import {
   answerByKeyboard,
   currentTrial,
   expectVotesEqualChoices,
+  screeningByKeyboard,
   startByKeyboard,
   trialTurnarounds,
   type Choice,
@@ -103,9 +104,18 @@ test('a listener completes the demo study with the keyboard only; the database a
   }
 });
 
-test('a reload mid-session resumes at the same trial', async ({ page }) => {
-  server = await startServer();
+test('after the headphone check, a reload mid-session resumes at the same trial', async ({ page }) => {
+  server = await startServer({ screening: 'antiphase' });
   await startByKeyboard(page, `${server.url}/s/${server.study}`);
+  await screeningByKeyboard(page);
+  await currentTrial(page); // trials start once the server has the check's outcome
+  const [screening] = server.sql<{ screening: string }>('SELECT screening FROM listeners');
+  const outcome = JSON.parse(screening.screening);
+  expect(outcome).toMatchObject({ kind: 'antiphase', trials: 6, attempts: 1 });
+  expect(outcome.passed).toBe(outcome.correct >= 5);
+  expect(outcome.audioOutput.sampleRate).toBeGreaterThan(0);
+  expect(outcome.userAgent).toContain('Chrome');
+
   const choices: Choice[] = [];
   for (let n = 0; n < 3; n++) choices.push(await answerByKeyboard(page, 1));
   const before = await currentTrial(page);
@@ -113,7 +123,7 @@ test('a reload mid-session resumes at the same trial', async ({ page }) => {
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Welcome back' })).toBeVisible();
   await page.keyboard.press('Enter');
-  expect(await currentTrial(page)).toBe(before);
+  expect(await currentTrial(page)).toBe(before); // straight back to the trial, no second headphone check
   await expect(page.getByText(`Trial ${before + 1} of 9`)).toBeVisible();
   while (choices.length < 9) choices.push(await answerByKeyboard(page, 2));
   await expect(page.getByTestId('completion-code')).toBeVisible();

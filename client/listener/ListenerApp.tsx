@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { Completion, StudyIntro } from '../../server/contract';
 import { api, HttpError } from '../lib/api';
 import { Markdown } from '../lib/markdown';
@@ -47,6 +47,21 @@ function audioOutput(ctx: AudioContext): Record<string, string | number | boolea
     sinkId: typeof sink === 'string' ? sink || 'default' : null,
     state: ctx.state,
   };
+}
+
+/** A text screen of the flow with one primary action, focused so Enter continues. */
+function Step(props: { id: string; title: string; action: string; disabled?: boolean; onAction(): void; children: ReactNode }) {
+  return (
+    <section className="card" aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      {props.children}
+      <div className="actions">
+        <button type="button" className="primary" autoFocus disabled={props.disabled} onClick={props.onAction}>
+          {props.action}
+        </button>
+      </div>
+    </section>
+  );
 }
 
 function SaveStatus({ queue }: { queue: QueueStatus }) {
@@ -276,21 +291,14 @@ export function ListenerApp({ study }: { study: string }) {
       break;
     case 'welcome':
       content = (
-        <section className="card" aria-labelledby="welcome">
-          <h2 id="welcome">Welcome</h2>
+        <Step id="welcome" title="Welcome" action="I agree — continue" onAction={() => setPhase({ name: 'instructions' })}>
           <Markdown text={intro?.consentMarkdown ?? ''} />
-          <div className="actions">
-            <button type="button" className="primary" autoFocus onClick={() => setPhase({ name: 'instructions' })}>
-              I agree — continue
-            </button>
-          </div>
-        </section>
+        </Step>
       );
       break;
     case 'instructions':
       content = (
-        <section className="card" aria-labelledby="instructions">
-          <h2 id="instructions">Instructions</h2>
+        <Step id="instructions" title="Instructions" action={busy ? 'Starting…' : 'Start'} disabled={busy} onAction={() => void begin()}>
           <Markdown text={intro?.instructionsMarkdown ?? ''} />
           <div className="callout">
             <Markdown text={intro?.questionMarkdown ?? ''} />
@@ -299,12 +307,7 @@ export function ListenerApp({ study }: { study: string }) {
             Use headphones in a quiet place. Keys: <kbd>Space</kbd> play/pause, <kbd>1</kbd>/<kbd>2</kbd> or <kbd>←</kbd>/<kbd>→</kbd> choose,{' '}
             <kbd>Enter</kbd> confirm.
           </p>
-          <div className="actions">
-            <button type="button" className="primary" autoFocus disabled={busy} onClick={() => void begin()}>
-              {busy ? 'Starting…' : 'Start'}
-            </button>
-          </div>
-        </section>
+        </Step>
       );
       break;
     case 'resume':

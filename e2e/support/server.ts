@@ -24,6 +24,8 @@ export interface E2eServer {
     play_count: number;
     heard_to_end: number;
   }>;
+  /** Any read-only query on the server's SQLite file. */
+  sql<T>(query: string, ...params: unknown[]): T[];
   stop(): Promise<void>;
 }
 
@@ -48,7 +50,7 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
-  const info = await new Promise<Omit<E2eServer, 'votes' | 'stop'>>((resolve, reject) => {
+  const info = await new Promise<Omit<E2eServer, 'votes' | 'sql' | 'stop'>>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
@@ -60,6 +62,7 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
   return {
     ...info,
     votes: () => readVotes(info.dataDir, info.study),
+    sql: (query, ...params) => readSql(info.dataDir, query, params),
     stop: () => stopChild(child),
   };
 }
@@ -72,18 +75,22 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-function readVotes(dataDir: string, study: string): ReturnType<E2eServer['votes']> {
+function readSql<T>(dataDir: string, query: string, params: unknown[]): T[] {
   const db = new Database(join(dataDir, 'earmark.db'), { readonly: true, fileMustExist: true });
   try {
-    return db
-      .prepare(
-        `SELECT v.id, v.item_id, i.kind, v.position, v.first, v.chosen, v.play_count, v.heard_to_end FROM votes v
-         JOIN items i ON i.id = v.item_id WHERE i.study_id = ? ORDER BY v.listener_id, v.position`,
-      )
-      .all(study) as ReturnType<E2eServer['votes']>;
+    return db.prepare(query).all(...params) as T[];
   } finally {
     db.close();
   }
+}
+
+function readVotes(dataDir: string, study: string): ReturnType<E2eServer['votes']> {
+  return readSql(
+    dataDir,
+    `SELECT v.id, v.item_id, i.kind, v.position, v.first, v.chosen, v.play_count, v.heard_to_end FROM votes v
+     JOIN items i ON i.id = v.item_id WHERE i.study_id = ? ORDER BY v.listener_id, v.position`,
+    [study],
+  );
 }
 
 /**
@@ -152,6 +159,7 @@ export async function startMain(): Promise<E2eServer> {
     secrets: [...secrets],
     clipIds,
     votes: () => readVotes(dataDir, study),
+    sql: (query, ...params) => readSql(dataDir, query, params),
     stop: async () => {
       await stopChild(child);
       rmSync(dataDir, { recursive: true, force: true });

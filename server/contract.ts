@@ -134,3 +134,30 @@ export const ScreeningBody = z
   })
   .strict();
 export type ScreeningBody = z.infer<typeof ScreeningBody>;
+
+/* ---- Researcher / analyst API (Authorization: Bearer <access token>) ---- */
+
+export const StudyStatus = z.enum(['draft', 'open', 'paused', 'closed']);
+
+export const StudioStudy = z.object({
+  id: StudyId,
+  title: z.string(),
+  status: StudyStatus,
+  items: z.number().int().nonnegative(),
+  listeners: z.number().int().nonnegative(),
+  completed: z.number().int().nonnegative(),
+  votes: z.number().int().nonnegative(),
+});
+export type StudioStudy = z.infer<typeof StudioStudy>;
+
+export const StudioStudyList = z.object({ studies: z.array(StudioStudy) });
+
+export const StudyStatusBody = z.object({ status: StudyStatus }).strict();
+
+/** The study export bundle (analysis-spec §1): each file's CSV text under its file name. */
+export const ExportBundle = z.object({
+  'items.csv': z.string(),
+  'votes.csv': z.string(),
+  'judge_scores.csv': z.string(),
+});
+export type ExportBundle = z.infer<typeof ExportBundle>;

@@ -1,0 +1,53 @@
+/**
+ * npm run admin -- token create --role researcher|analyst [--label <text>]
+ *                  token list
+ *                  token revoke <id>
+ * Works on the data directory of configFromEnv (--data / EARMARK_DATA), also while the server runs.
+ */
+import { z } from 'zod';
+import { configFromEnv, databaseFile } from '../config';
+import { openDatabase } from '../db/open';
+import { accessTokenRepository } from '../store/access-tokens';
+
+const Role = z.enum(['researcher', 'analyst']);
+
+async function main(argv: string[]): Promise<number> {
+  const [group, command, ...rest] = argv.filter((a, i) => !(a === '--data' || argv[i - 1] === '--data'));
+  const option = (name: string) => {
+    const i = rest.indexOf(`--${name}`);
+    return i >= 0 ? rest[i + 1] : undefined;
+  };
+  if (group !== 'token' || !['create', 'list', 'revoke'].includes(command)) {
+    console.error('usage: npm run admin -- token create --role researcher|analyst [--label <text>] | token list | token revoke <id>');
+    return 2;
+  }
+  const db = openDatabase(databaseFile(configFromEnv(argv)));
+  const tokens = accessTokenRepository(db);
+  try {
+    if (command === 'create') {
+      const role = Role.safeParse(option('role'));
+      if (!role.success) {
+        console.error('--role must be researcher or analyst');
+        return 2;
+      }
+      const { id, token } = await tokens.create(role.data, option('label') ?? null);
+      console.log(`Created ${role.data} token ${id}. It is shown only now; keep it safe:\n${token}`);
+    } else if (command === 'list') {
+      for (const t of tokens.list()) {
+        console.log([t.id, t.role, t.createdAt, t.revokedAt ? `revoked ${t.revokedAt}` : 'active', t.label ?? ''].join('\t'));
+      }
+    } else {
+      const id = rest[0];
+      if (!id || !tokens.revoke(id)) {
+        console.error(`no active token with id ${id ?? '(missing)'}`);
+        return 1;
+      }
+      console.log(`Revoked token ${id}.`);
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,18 @@
+/**
+ * The one error type routes and repositories throw. The security plugin turns it (and every
+ * framework error) into the `{ error, message, field? }` body of contract.ts.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (code: string, message: string): HttpError => new HttpError(404, code, message);
+export const conflict = (code: string, message: string, field?: string): HttpError =>
+  new HttpError(409, code, message, field);

@@ -1,0 +1,64 @@
+/**
+ * npm start: builds the client if needed, opens (and migrates) the database, loads the demo
+ * study, serves everything on one port and prints the listener link and a researcher token.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from './app';
+import { configFromEnv } from './config';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const clientDir = join(root, 'dist', 'client');
+
+async function ensureClientBuilt(): Promise<string | undefined> {
+  if (existsSync(join(clientDir, 'index.html'))) return clientDir;
+  if (!existsSync(join(root, 'client', 'index.html'))) {
+    console.warn('No client/ to build: serving the API and media only.');
+    return undefined;
+  }
+  console.log('Building the client (first start)…');
+  const { build } = await import('vite');
+  await build({ configFile: join(root, 'vite.config.ts'), logLevel: 'warn' });
+  return clientDir;
+}
+
+const config = configFromEnv();
+const app = await buildApp(config, { clientDir: await ensureClientBuilt() });
+
+if (config.demo) {
+  // MERGE(studies): call `loadStudyDir(app.db, join(root, 'studies', 'demo'))` from studies/ here.
+  if (app.store.studies.get('demo')?.status === 'draft') app.store.studies.setStatus('demo', 'open');
+}
+
+const researcherToken = app.store.accessTokens.hasActive('researcher')
+  ? null
+  : (await app.store.accessTokens.create('researcher', 'created on first start')).token;
+
+await app.listen({ host: config.host, port: config.port });
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : config.port;
+const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+console.log(`\nEarmark is running. Data: ${config.dataDir}`);
+console.log(`Listener link:    ${base}/s/demo`);
+console.log(
+  researcherToken
+    ? `Researcher token: ${researcherToken}\n                  (shown once; more with npm run admin -- token create --role researcher)`
+    : 'Researcher token: already created (npm run admin -- token list | token create --role researcher)',
+);
+
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal}: finishing open requests and closing the database`);
+    app.close().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,53 @@
+import fp from 'fastify-plugin';
+import type { VoteAck } from '../contract';
+import { GroupCommit } from '../db/group-commit';
+import { openDatabase, type Db } from '../db/open';
+import { accessTokenRepository } from '../store/access-tokens';
+import { clipRepository } from '../store/clips';
+import { exportRepository } from '../store/export';
+import { sessionRepository } from '../store/sessions';
+import { studyRepository } from '../store/studies';
+import { voteRepository, type VoteInput } from '../store/votes';
+
+export function repositories(db: Db) {
+  return {
+    studies: studyRepository(db),
+    sessions: sessionRepository(db),
+    votes: voteRepository(db),
+    clips: clipRepository(db),
+    accessTokens: accessTokenRepository(db),
+    exports: exportRepository(db),
+  };
+}
+export type Repositories = ReturnType<typeof repositories>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    store: Repositories;
+    /** Votes go through here: acknowledged only once their batch has committed. */
+    voteCommits: GroupCommit<VoteInput, VoteAck>;
+  }
+}
+
+export interface DbPluginOptions {
+  /** The SQLite file, opened (and migrated) here and closed with the app. */
+  file: string;
+  synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+}
+
+export const dbPlugin = fp<DbPluginOptions>(
+  async (app, options) => {
+    const db = openDatabase(options.file, { synchronous: options.synchronous });
+    const store = repositories(db);
+    const voteCommits = new GroupCommit(db, (input: VoteInput) => store.votes.record(input));
+    app.decorate('db', db);
+    app.decorate('store', store);
+    app.decorate('voteCommits', voteCommits);
+    app.addHook('onClose', async () => {
+      voteCommits.flush();
+      db.close();
+    });
+  },
+  { name: 'db' },
+);

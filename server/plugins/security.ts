@@ -1,0 +1,111 @@
+import fp from 'fastify-plugin';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyError, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { HttpError } from '../errors';
+
+/** Requests per minute; generous for a lab behind one NAT, tight enough to blunt a flood. */
+export interface RateLimits {
+  sessionsPerIp: number;
+  votesPerIp: number;
+  votesPerSession: number;
+}
+export const defaultRateLimits: RateLimits = { sessionsPerIp: 60, votesPerIp: 3000, votesPerSession: 240 };
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** onRequest hook allowing `max` requests a minute per key; `name` keeps limiters apart. */
+    limitRate(name: keyof RateLimits, key: (request: FastifyRequest) => string): onRequestAsyncHookHandler;
+  }
+}
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'bad_request',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  413: 'body_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+};
+
+export const securityPlugin = fp<{ rateLimits: RateLimits }>(
+  async (app, { rateLimits }) => {
+    await app.register(helmet, {
+      // Style nonces let wavesurfer's shadow-DOM <style> through without 'unsafe-inline';
+      // the SPA route hands the nonce to the page in <meta name="csp-nonce">.
+      enableCSPNonces: true,
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:', 'blob:'],
+          mediaSrc: ["'self'", 'blob:'],
+          workerSrc: ["'self'", 'blob:'],
+          connectSrc: ["'self'"],
+          fontSrc: ["'self'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'none'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+        },
+      },
+      referrerPolicy: { policy: 'no-referrer' },
+    });
+
+    await app.register(rateLimit, { global: false });
+    app.decorate('limitRate', (name: keyof RateLimits, key: (request: FastifyRequest) => string) => {
+      const check = app.createRateLimit({ max: rateLimits[name], timeWindow: 60_000, keyGenerator: (r) => `${name}:${key(r)}` });
+      const hook: onRequestAsyncHookHandler = async (request, reply) => {
+        const outcome = await check(request);
+        if (!outcome.isAllowed && outcome.isExceeded) {
+          reply.header('retry-after', outcome.ttlInSeconds);
+          throw new HttpError(429, 'rate_limited', `too many requests; try again in ${outcome.ttlInSeconds} s`);
+        }
+      };
+      return hook;
+    });
+
+    // Bodies are read as UTF-8; a body declared in another charset would be misread, so refuse it.
+    app.addHook('onRequest', async (request) => {
+      const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+      if (charset && charset.toLowerCase() !== 'utf-8') {
+        throw new HttpError(415, 'unsupported_media_type', `request bodies must be UTF-8, not ${charset.slice(0, 40)}`);
+      }
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      reply.code(404).send({ error: 'not_found', message: `no such resource: ${request.method} ${request.url.slice(0, 200)}` });
+    });
+
+    app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+      if (error instanceof HttpError) {
+        return reply.code(error.statusCode).send({ error: error.code, message: error.message, field: error.field });
+      }
+      if (hasZodFastifySchemaValidationErrors(error)) {
+        const first = error.validation[0];
+        const keys = (first.params as { keys?: unknown }).keys;
+        const path = first.instancePath.split('/').filter(Boolean).join('.');
+        const field = Array.isArray(keys) && keys.length > 0 ? String(keys[0]) : path || error.validationContext;
+        return reply.code(400).send({
+          error: 'invalid_request',
+          message: `${field ?? 'request'}: ${first.message}`,
+          field,
+        });
+      }
+      const status = error.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        const code = error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+          ? 'malformed_json'
+          : (STATUS_CODES[status] ?? 'bad_request');
+        return reply.code(status).send({ error: code, message: error.message });
+      }
+      request.log.error({ err: error }, 'request failed');
+      return reply.code(500).send({ error: 'internal_error', message: 'the server failed to handle this request' });
+    });
+  },
+  { name: 'security' },
+);

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyId, StudyIntro, VoteAck, VoteBody,
+} from '../contract';
+import { HttpError, conflict, notFound } from '../errors';
+import { hashSessionToken } from '../store/sessions';
+
+const unknownStudy = () => notFound('unknown_study', 'no such study');
+
+/** The listener API: study intro, session start, state, votes and the headphone screening. */
+export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
+  // Session routes are limited per client address and per session token.
+  const perIp = (r: { ip: string }) => r.ip;
+  const perSession = (r: { headers: { authorization?: string }; ip: string }) =>
+    r.headers.authorization ? hashSessionToken(r.headers.authorization) : r.ip;
+
+  app.get(
+    '/api/studies/:study/intro',
+    { schema: { params: z.object({ study: StudyId }), response: { 200: StudyIntro } } },
+    async (request) => {
+      const study = app.store.studies.get(request.params.study);
+      if (!study || study.status === 'draft') throw unknownStudy();
+      return app.store.studies.intro(study);
+    },
+  );
+
+  app.post(
+    '/api/sessions',
+    {
+      onRequest: app.limitRate('sessionsPerIp', perIp),
+      schema: { body: StartSessionBody, response: { 201: StartSessionReply } },
+    },
+    async (request, reply) => {
+      const study = app.store.studies.get(request.body.study);
+      if (!study || study.status === 'draft') throw unknownStudy();
+      if (study.status !== 'open') throw conflict('study_not_open', `this study is ${study.status}`, 'study');
+      const { token } = app.store.sessions.create(study, request.body.external, request.headers['user-agent'] ?? null);
+      const listener = app.store.sessions.byToken(token)!;
+      return reply.code(201).send({ token, state: app.store.sessions.state(listener, study) });
+    },
+  );
+
+  app.get(
+    '/api/session',
+    { onRequest: app.requireSession, schema: { response: { 200: SessionState } } },
+    async (request) => {
+      const { listener, study } = request.session!;
+      return app.store.sessions.state(listener, study);
+    },
+  );
+
+  app.post(
+    '/api/session/votes',
+    {
+      onRequest: [app.limitRate('votesPerIp', perIp), app.limitRate('votesPerSession', perSession), app.requireSession],
+      schema: { body: VoteBody, response: { 200: VoteAck } },
+    },
+    async (request) => {
+      const { listener, study } = request.session!;
+      if (study.definition.screening.required && !listener.screened) {
+        throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
+      }
+      return app.voteCommits.submit({ listener, vote: request.body, completionCode: study.definition.completion.code });
+    },
+  );
+
+  app.post(
+    '/api/session/screening',
+    { onRequest: app.requireSession, schema: { body: ScreeningBody, response: { 200: SessionState } } },
+    async (request) => {
+      const { listener, study } = request.session!;
+      const asked = study.definition.screening.kind;
+      if (asked !== 'both' && asked !== request.body.kind) {
+        throw new HttpError(409, 'screening_not_asked', `this study does not use the ${request.body.kind} check`, 'kind');
+      }
+      app.store.sessions.recordScreening(listener.id, request.body);
+      return app.store.sessions.state({ ...listener, screened: true }, study);
+    },
+  );
+};

@@ -1,0 +1,113 @@
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Db } from '../db/open';
+import type { ScreeningBody, SessionState, Trial } from '../contract';
+import type { StudyRow } from './studies';
+import { assignTrials } from './assignment';
+
+/** The listener a session token resolves to. */
+export interface ListenerRow {
+  id: string;
+  studyId: string;
+  screened: boolean;
+  completionCode: string | null;
+}
+
+interface TrialRow {
+  position: number;
+  first: 'a' | 'b';
+  kind: 'pair' | 'attention' | 'practice';
+  clip_id: string;
+  duration: number;
+  caption_a: string;
+  caption_b: string;
+  answered: 0 | 1;
+}
+
+export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export function sessionRepository(db: Db) {
+  const insertListener = db.prepare(
+    'INSERT INTO listeners (id, study_id, token_hash, external, user_agent, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const byTokenHash = db.prepare<
+    [string],
+    { id: string; study_id: string; screening: string | null; completion_code: string | null }
+  >('SELECT id, study_id, screening, completion_code FROM listeners WHERE token_hash = ?');
+  const trials = db.prepare<[string], TrialRow>(`
+    SELECT a.position, a.first, i.kind, i.clip_id, c.duration, i.caption_a, i.caption_b,
+           (v.id IS NOT NULL) AS answered
+    FROM assignments a
+    JOIN items i ON i.id = a.item_id
+    JOIN clips c ON c.id = i.clip_id
+    LEFT JOIN votes v ON v.listener_id = a.listener_id AND v.item_id = a.item_id
+    WHERE a.listener_id = ? ORDER BY a.position`);
+  const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
+
+  const create = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null) => {
+    const token = randomBytes(32).toString('base64url');
+    const listenerId = randomUUID();
+    // Only what the study asked to record: a link may carry anything.
+    const kept = Object.fromEntries(
+      Object.entries(external).filter(([key]) => study.definition.linkParameters.includes(key)),
+    );
+    insertListener.run(
+      listenerId,
+      study.id,
+      hashSessionToken(token),
+      JSON.stringify(kept),
+      userAgent?.slice(0, 512) ?? null,
+      new Date().toISOString(),
+    );
+    assignTrials(db, study.id, listenerId, randomInt(2 ** 31));
+    return { token, listenerId };
+  });
+
+  return {
+    create,
+    byToken(token: string): ListenerRow | undefined {
+      const row = byTokenHash.get(hashSessionToken(token));
+      return (
+        row && {
+          id: row.id,
+          studyId: row.study_id,
+          screened: row.screening !== null,
+          completionCode: row.completion_code,
+        }
+      );
+    },
+    /** Where a listener stands: the first unanswered trial, the one after it, or the completion. */
+    state(listener: ListenerRow, study: StudyRow): SessionState {
+      const rows = trials.all(listener.id);
+      const open = rows.filter((r) => !r.answered);
+      const done = rows.length - open.length;
+      const complete = rows.length > 0 && open.length === 0;
+      return {
+        study: study.id,
+        progress: { done, total: rows.length },
+        trial: open[0] ? toTrial(open[0]) : null,
+        next: open[1] ? toTrial(open[1]) : null,
+        completion: complete
+          ? {
+              code: listener.completionCode ?? study.definition.completion.code,
+              redirectUrl: study.definition.completion.redirectUrl,
+            }
+          : null,
+      };
+    },
+    recordScreening(listenerId: string, screening: ScreeningBody): void {
+      saveScreening.run(JSON.stringify({ ...screening, recordedAt: new Date().toISOString() }), listenerId);
+    },
+  };
+}
+export type SessionRepository = ReturnType<typeof sessionRepository>;
+
+/** Blinding happens here: a trial carries the clip's opaque id and the caption texts, nothing else. */
+function toTrial(row: TrialRow): Trial {
+  const media = `/media/clips/${encodeURIComponent(row.clip_id)}`;
+  return {
+    position: row.position,
+    kind: row.kind === 'practice' ? 'practice' : 'pair',
+    clip: { id: row.clip_id, audioUrl: `${media}/audio`, peaksUrl: `${media}/peaks`, duration: row.duration },
+    captions: row.first === 'a' ? [row.caption_a, row.caption_b] : [row.caption_b, row.caption_a],
+  };
+}

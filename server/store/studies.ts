@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import type { Db } from '../db/open';
+import { ListeningRequirement, Screening, type StudyIntro } from '../contract';
+
+export type StudyStatus = StudyIntro['status'];
+
+/**
+ * The part of a stored study definition (studies.definition JSON) the server reads. The full
+ * definition belongs to studies/; unknown keys are kept there and ignored here, so this is
+ * the single place to adapt if that schema names something differently.
+ */
+const ServedDefinition = z.object({
+  consent: z.string().default(''),
+  instructions: z.string().default(''),
+  question: z.string().default('Which caption better describes how the speech is delivered?'),
+  listening: ListeningRequirement.default({ mode: 'whole' }),
+  screening: z.object({ kind: Screening, required: z.boolean() }).default({ kind: 'none', required: false }),
+  linkParameters: z.array(z.string()).default([]),
+  completion: z
+    .object({ code: z.string().nullable().default(null), redirectUrl: z.string().nullable().default(null) })
+    .default({ code: null, redirectUrl: null }),
+});
+export type ServedDefinition = z.infer<typeof ServedDefinition>;
+
+export interface StudyRow {
+  id: string;
+  title: string;
+  status: StudyStatus;
+  definition: ServedDefinition;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface RawStudy {
+  id: string;
+  title: string;
+  status: StudyStatus;
+  definition: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StudySummary {
+  id: string;
+  title: string;
+  status: StudyStatus;
+  items: number;
+  listeners: number;
+  completed: number;
+  votes: number;
+}
+
+export function studyRepository(db: Db) {
+  const byId = db.prepare<[string], RawStudy>('SELECT * FROM studies WHERE id = ?');
+  const all = db.prepare<[], StudySummary>(`
+    SELECT s.id, s.title, s.status,
+      (SELECT count(*) FROM items i WHERE i.study_id = s.id) AS items,
+      (SELECT count(*) FROM listeners l WHERE l.study_id = s.id) AS listeners,
+      (SELECT count(*) FROM listeners l WHERE l.study_id = s.id AND l.completed_at IS NOT NULL) AS completed,
+      (SELECT count(*) FROM votes v JOIN listeners l ON l.id = v.listener_id WHERE l.study_id = s.id) AS votes
+    FROM studies s ORDER BY s.created_at, s.id`);
+  const updateStatus = db.prepare<[StudyStatus, string, string]>(
+    'UPDATE studies SET status = ?, updated_at = ? WHERE id = ?',
+  );
+
+  const toRow = (raw: RawStudy): StudyRow => ({
+    id: raw.id,
+    title: raw.title,
+    status: raw.status,
+    definition: ServedDefinition.parse(JSON.parse(raw.definition)),
+    createdAt: raw.created_at,
+    updatedAt: raw.updated_at,
+  });
+
+  return {
+    get(id: string): StudyRow | undefined {
+      const raw = byId.get(id);
+      return raw && toRow(raw);
+    },
+    list: (): StudySummary[] => all.all(),
+    setStatus(id: string, status: StudyStatus): boolean {
+      return updateStatus.run(status, new Date().toISOString(), id).changes === 1;
+    },
+    intro(study: StudyRow): StudyIntro {
+      const d = study.definition;
+      return {
+        study: study.id,
+        title: study.title,
+        status: study.status,
+        consentMarkdown: d.consent,
+        instructionsMarkdown: d.instructions,
+        questionMarkdown: d.question,
+        listening: d.listening,
+        screening: d.screening,
+        linkParameters: d.linkParameters,
+      };
+    },
+  };
+}
+export type StudyRepository = ReturnType<typeof studyRepository>;

@@ -1,0 +1,127 @@
+/**
+ * Test data written straight into the schema-v1 tables: real WAV files on disk, clips with
+ * opaque ids and peaks, utterances, captions, judge scores, a study and its items. Used by the
+ * server tests and the crash test until the manifest and study loaders are merged.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { WaveFile } from 'wavefile';
+import type { Db } from '../db/open';
+import type { StudyStatus } from '../store/studies';
+
+/** A short mono 16-bit sine tone; returns its samples so peaks can be computed from them. */
+export function writeTestWav(file: string, seconds: number, hz: number, sampleRate = 8000): number[] {
+  const samples = Array.from({ length: Math.round(seconds * sampleRate) }, (_, i) =>
+    Math.round(12000 * Math.sin((2 * Math.PI * hz * i) / sampleRate)),
+  );
+  const wav = new WaveFile();
+  wav.fromScratch(1, sampleRate, '16', samples);
+  writeFileSync(file, wav.toBuffer());
+  return samples;
+}
+
+function peaksOf(samples: number[], resolution = 64): string {
+  const data: number[] = [];
+  const step = Math.ceil(samples.length / resolution);
+  for (let i = 0; i < samples.length; i += step) {
+    const window = samples.slice(i, i + step);
+    data.push(Math.min(...window) / 32768, Math.max(...window) / 32768);
+  }
+  return JSON.stringify({ resolution, data });
+}
+
+export interface SeedOptions {
+  study?: string;
+  status?: StudyStatus;
+  pairs?: number;
+  attention?: number;
+  practice?: number;
+  screeningRequired?: boolean;
+}
+
+export interface SeededStudy {
+  study: string;
+  clipIds: string[];
+  audioFiles: string[];
+  /** Strings a listener must never receive: system ids, file names, labels, judge scores. */
+  secrets: string[];
+  itemCount: number;
+}
+
+export const SEED_SYSTEMS = ['sysalpha-7b', 'sysbeta-audio', 'sysgamma-large'] as const;
+
+/** Seeds one study (default: 6 pairs, 2 attention checks, 1 practice trial) with real audio under `audioDir`. */
+export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): SeededStudy {
+  const study = options.study ?? 'test-study';
+  const kinds = [
+    ...Array<'practice'>(options.practice ?? 1).fill('practice'),
+    ...Array<'pair'>(options.pairs ?? 6).fill('pair'),
+    ...Array<'attention'>(options.attention ?? 2).fill('attention'),
+  ];
+  const now = new Date().toISOString();
+  const seeded: SeededStudy = { study, clipIds: [], audioFiles: [], secrets: [...SEED_SYSTEMS], itemCount: kinds.length };
+  const actorDir = join(audioDir, study, 'Actor_07');
+  mkdirSync(actorDir, { recursive: true });
+
+  db.transaction(() => {
+    db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+      study,
+      `Seeded study ${study}`,
+      options.status ?? 'open',
+      JSON.stringify({
+        consent: 'You agree to listen.',
+        instructions: 'Pick the caption that fits the delivery.',
+        question: 'Which caption better describes how it is said?',
+        listening: { mode: 'whole' },
+        screening: { kind: 'antiphase', required: options.screeningRequired ?? false },
+        linkParameters: ['PROLIFIC_PID', 'STUDY_ID'],
+        completion: { code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' },
+      }),
+      now,
+      now,
+    );
+    const insertClip = db.prepare(`
+      INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes,
+                         mtime_ms, sha256, loudness_dbfs, peaks, labels, imported_at)
+      VALUES (?, 'ravdess', ?, ?, ?, 'wav', 'pcm_s16le', ?, 8000, 1, ?, ?, ?, -12.5, ?, ?, ?)`);
+    const insertUtterance = db.prepare('INSERT INTO utterances (id, corpus, clip_id, transcript, labels) VALUES (?, ?, ?, ?, ?)');
+    const insertCaption = db.prepare('INSERT INTO captions (utterance_id, system, text) VALUES (?, ?, ?)');
+    const insertScore = db.prepare('INSERT INTO judge_scores (utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?)');
+    const insertItem = db.prepare(`
+      INSERT INTO items (id, study_id, seq, kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+
+    kinds.forEach((kind, seq) => {
+      // A RAVDESS-style name: it encodes emotion and actor, exactly what listeners must not see.
+      const name = `03-01-0${(seq % 8) + 1}-02-01-01-07-${study}-${seq}.wav`;
+      const file = join(actorDir, name);
+      const samples = writeTestWav(file, 0.4 + 0.05 * seq, 220 + 40 * seq);
+      const size = statSync(file);
+      const clipId = randomBytes(12).toString('base64url');
+      const utterance = `ravdess:${name.replace('.wav', '')}`;
+      const labels = JSON.stringify({ emotion: 'fearful', actor: 'actor07-female' });
+      insertClip.run(
+        clipId, audioDir, `${study}/Actor_07/${name}`, file, samples.length / 8000, size.size, size.mtimeMs,
+        createHash('sha256').update(samples.join()).digest('hex'), peaksOf(samples), labels, now,
+      );
+      insertUtterance.run(utterance, 'ravdess', clipId, 'Kids are talking by the door', labels);
+      const [a, b] = [SEED_SYSTEMS[seq % 3], SEED_SYSTEMS[(seq + 1) % 3]];
+      const captionA = `Caption ${seq}A: a calm, slow voice with low pitch.`;
+      const captionB = `Caption ${seq}B: an excited, fast voice with rising pitch.`;
+      insertCaption.run(utterance, a, captionA);
+      insertCaption.run(utterance, b, captionB);
+      for (const [system, score] of [[a, 7.25 + seq], [b, 3.125 + seq]] as const) {
+        insertScore.run(utterance, system, 'judge-one', 'run1', score);
+      }
+      insertItem.run(
+        `item-${randomBytes(8).toString('hex')}`, study, seq, kind, utterance, clipId, a, b, captionA, captionB,
+        kind === 'pair' ? null : 'a',
+      );
+      seeded.clipIds.push(clipId);
+      seeded.audioFiles.push(file);
+      seeded.secrets.push(name, name.replace('.wav', ''), utterance, actorDir, 'fearful', 'actor07', `${7.25 + seq}`);
+    });
+  })();
+  return seeded;
+}

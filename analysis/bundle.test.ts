@@ -1,0 +1,162 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BundleError, buildBundle, readBundle, writeBundle, type BundleItem, type BundleVote, type JudgeScore } from './bundle';
+
+const dirs: string[] = [];
+async function tempDir() {
+  const d = await mkdtemp(join(tmpdir(), 'earmark-bundle-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const items: BundleItem[] = [
+  { item_id: 'i1', utterance_id: 'u1', system_a: 'sys, "quoted"', system_b: 'plain', attention: false, expected: null },
+  { item_id: 'i2', utterance_id: 'u2\nline', system_a: 'plain', system_b: 'other', attention: false, expected: null },
+  { item_id: 'c1', utterance_id: 'u3', system_a: 'true', system_b: 'false', attention: true, expected: 'a' },
+];
+const votes: BundleVote[] = [
+  { item_id: 'i1', listener_id: 'L1', first: 'a', chosen: 'b', extra: { response_ms: 1234, note: 'a,b' } },
+  { item_id: 'i2', listener_id: 'L1', first: 'b', chosen: 'a' },
+  { item_id: 'c1', listener_id: 'L2', first: 'a', chosen: 'a' },
+];
+const judgeScores: JudgeScore[] = [
+  { utterance_id: 'u1', system: 'sys, "quoted"', judge: 'j1', run: '1', score: 7.5 },
+  { utterance_id: 'u1', system: 'plain', judge: 'j1', run: '1', score: -2e-3 },
+];
+
+async function writeFiles(dir: string, files: Record<string, string>) {
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+}
+const goodItems = 'item_id,utterance_id,system_a,system_b,attention,expected\ni1,u1,A,B,0,\nc1,u2,T,F,1,b\n';
+const goodVotes = 'item_id,listener_id,first,chosen\ni1,L1,a,b\nc1,L1,b,b\n';
+const goodScores = 'utterance_id,system,judge,run,score\nu1,A,j,1,3\n';
+
+async function refusal(files: Record<string, string>): Promise<BundleError> {
+  const dir = await tempDir();
+  await writeFiles(dir, { 'items.csv': goodItems, 'votes.csv': goodVotes, 'judge_scores.csv': goodScores, ...files });
+  try {
+    await readBundle(dir);
+  } catch (e) {
+    expect(e).toBeInstanceOf(BundleError);
+    return e as BundleError;
+  }
+  throw new Error('bundle was not refused');
+}
+
+describe('writeBundle / readBundle', () => {
+  it('round-trips records with RFC 4180 quoting, extra vote columns included and then ignored', async () => {
+    const dir = await tempDir();
+    await writeBundle(dir, { items, votes, judgeScores, extraVoteColumns: ['response_ms', 'note'] });
+    const header = (await readFile(join(dir, 'votes.csv'), 'utf8')).split('\r\n')[0];
+    expect(header).toBe('item_id,listener_id,first,chosen,response_ms,note');
+    const b = await readBundle(dir);
+    expect(b.items).toEqual(items);
+    expect(b.judgeScores).toEqual(judgeScores);
+    expect(b.listeners).toEqual(['L1', 'L2']);
+    expect([...b.votes.item.subarray(0, 3)]).toEqual([0, 1, 2]);
+    expect([...b.votes.chosenA.subarray(0, 3)]).toEqual([0, 1, 1]);
+    expect([...b.votes.firstA.subarray(0, 3)]).toEqual([1, 0, 1]);
+    expect(b.votes.length).toBe(3);
+  });
+
+  it('builds the same bundle from in-memory records', async () => {
+    const dir = await tempDir();
+    await writeBundle(dir, { items, votes, judgeScores });
+    const fromDisk = await readBundle(dir);
+    const fromMemory = buildBundle({ items, votes, judgeScores });
+    expect(fromMemory.items).toEqual(fromDisk.items);
+    expect(fromMemory.listeners).toEqual(fromDisk.listeners);
+    expect(fromMemory.votes.length).toBe(fromDisk.votes.length);
+    expect([...fromMemory.votes.chosenA.subarray(0, 3)]).toEqual([...fromDisk.votes.chosenA.subarray(0, 3)]);
+  });
+
+  it('accepts a bundle whose judge_scores.csv has only its header', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, { 'items.csv': goodItems, 'votes.csv': goodVotes, 'judge_scores.csv': 'utterance_id,system,judge,run,score\n' });
+    expect((await readBundle(dir)).judgeScores).toEqual([]);
+  });
+});
+
+describe('readBundle refuses bad input naming file, line and column', () => {
+  it('missing file', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, { 'items.csv': goodItems, 'votes.csv': goodVotes });
+    await expect(readBundle(dir)).rejects.toThrow(/judge_scores\.csv.*missing file/);
+  });
+  it('missing column', async () => {
+    const e = await refusal({ 'votes.csv': 'item_id,listener_id,chosen\ni1,L1,a\n' });
+    expect(e.message).toMatch(/^votes\.csv line 1, column first: missing column/);
+  });
+  it('unknown item_id', async () => {
+    const e = await refusal({ 'votes.csv': goodVotes + 'nope,L2,a,a\n' });
+    expect([e.file, e.line, e.column]).toEqual(['votes.csv', 4, 'item_id']);
+    expect(e.message).toContain('unknown item_id "nope"');
+  });
+  it('first / chosen not a or b', async () => {
+    const e1 = await refusal({ 'votes.csv': goodVotes + 'i1,L2,left,a\n' });
+    expect([e1.line, e1.column]).toEqual([4, '3 (first)']);
+    const e2 = await refusal({ 'votes.csv': goodVotes + 'i1,L2,a,B\n' });
+    expect([e2.line, e2.column]).toEqual([4, '4 (chosen)']);
+  });
+  it('non-numeric score', async () => {
+    const e = await refusal({ 'judge_scores.csv': goodScores + 'u1,B,j,1,seven\n' });
+    expect([e.file, e.line, e.column]).toEqual(['judge_scores.csv', 3, '5 (score)']);
+    expect(e.message).toContain('"seven"');
+  });
+  it('duplicate (item, listener) vote', async () => {
+    const e = await refusal({ 'votes.csv': goodVotes + 'i1,L1,b,a\n' });
+    expect([e.line, e.column]).toEqual([4, 'listener_id']);
+    expect(e.message).toContain('duplicate vote');
+  });
+  it('attention item without an expected answer', async () => {
+    const e = await refusal({ 'items.csv': goodItems + 'c2,u9,T,F,1,\n' });
+    expect([e.file, e.line, e.column]).toEqual(['items.csv', 4, '6 (expected)']);
+  });
+  it('a row with the wrong number of fields', async () => {
+    const e = await refusal({ 'votes.csv': goodVotes + 'i1,L3,a\n' });
+    expect(e.line).toBe(4);
+    expect(e.message).toContain('3 fields');
+  });
+});
+
+describe('readBundle with skipInvalid', () => {
+  it('skips bad rows and counts them by reason', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'items.csv': goodItems,
+      'votes.csv': goodVotes + 'nope,L2,a,a\ni1,L1,a,a\ni1,L3,x,a\ni1,L4,a,b\n',
+      'judge_scores.csv': goodScores + 'u1,B,j,1,NaN\n',
+    });
+    const b = await readBundle(dir, { skipInvalid: true });
+    expect(b.votes.length).toBe(3);
+    expect(b.skipped).toEqual({
+      count: 4,
+      by_reason: {
+        'votes.csv: unknown item_id': 1,
+        'votes.csv: duplicate (item, listener) vote': 1,
+        'votes.csv: invalid first': 1,
+        'judge_scores.csv: invalid score': 1,
+      },
+    });
+  });
+});
+
+describe('line numbers with quoted fields spanning lines', () => {
+  it('names the physical line of a bad row after a multi-line field', async () => {
+    const e = await refusal({
+      'items.csv': 'item_id,utterance_id,system_a,system_b,attention,expected\ni1,"two\nlines",A,B,0,\nc1,u2,T,F,1,b\n',
+      'votes.csv': goodVotes + 'i1,L2,a,zz\n',
+      'judge_scores.csv': goodScores,
+    });
+    expect([e.file, e.line]).toEqual(['votes.csv', 4]);
+    const e2 = await refusal({
+      'items.csv': 'item_id,utterance_id,system_a,system_b,attention,expected\ni1,"two\nlines",A,B,0,\nc1,u2,T,F,7,b\n',
+    });
+    expect([e2.file, e2.line, e2.column]).toEqual(['items.csv', 4, '5 (attention)']);
+  });
+});

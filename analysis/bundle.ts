@@ -1,0 +1,396 @@
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'csv-parse';
+import { z } from 'zod';
+
+/**
+ * The study export bundle (analysis-spec §1): items.csv, votes.csv, judge_scores.csv.
+ * Reading streams each file through an RFC 4180 parser (csv-parse) and validates every row
+ * with zod; votes are kept as typed arrays (one entry per vote), never as row objects, so a
+ * million votes stay small. Errors name the file, the line and the column.
+ */
+
+export interface BundleItem {
+  item_id: string;
+  utterance_id: string;
+  system_a: string;
+  system_b: string;
+  attention: boolean;
+  /** the right answer of an attention item; null for ordinary items */
+  expected: 'a' | 'b' | null;
+}
+
+export interface BundleVote {
+  item_id: string;
+  listener_id: string;
+  first: 'a' | 'b';
+  chosen: 'a' | 'b';
+  /** further columns the app records (timestamps, play counts…), written after the four */
+  extra?: Record<string, string | number | boolean | null>;
+}
+
+export interface JudgeScore {
+  utterance_id: string;
+  system: string;
+  judge: string;
+  run: string;
+  score: number;
+}
+
+/** Votes in columnar form: vote v is on item `item[v]` (index into items) by `listener[v]`. */
+export interface VoteColumns {
+  length: number;
+  item: Int32Array;
+  listener: Int32Array;
+  /** 1 when caption a was shown first */
+  firstA: Uint8Array;
+  /** 1 when caption a was chosen */
+  chosenA: Uint8Array;
+}
+
+export interface SkippedRows {
+  count: number;
+  by_reason: Record<string, number>;
+}
+
+export interface Bundle {
+  items: BundleItem[];
+  listeners: string[];
+  votes: VoteColumns;
+  judgeScores: JudgeScore[];
+  skipped: SkippedRows;
+}
+
+export interface ReadBundleOptions {
+  /** skip invalid rows (counted by reason in `skipped`) instead of refusing the bundle */
+  skipInvalid?: boolean;
+}
+
+export class BundleError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly column: string | null,
+    readonly problem: string,
+    /** short, stable reason used to count skipped rows */
+    readonly reason: string,
+  ) {
+    super(`${file} line ${line}${column ? `, column ${column}` : ''}: ${problem}`);
+    this.name = 'BundleError';
+  }
+}
+
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+const side = z.enum(['a', 'b']);
+
+const itemRow = z
+  .object({
+    item_id: nonEmpty,
+    utterance_id: nonEmpty,
+    system_a: nonEmpty,
+    system_b: nonEmpty,
+    attention: z.enum(['0', '1'], { error: 'must be 0 or 1' }),
+    expected: z.enum(['a', 'b', ''], { error: 'must be a, b or empty' }),
+  })
+  .superRefine((r, ctx) => {
+    if (r.attention === '1' && r.expected === '') {
+      ctx.addIssue({ code: 'custom', path: ['expected'], message: 'an attention item needs expected = a or b' });
+    }
+    if (r.attention === '0' && r.expected !== '') {
+      ctx.addIssue({ code: 'custom', path: ['expected'], message: 'must be empty for a non-attention item' });
+    }
+    if (r.system_a === r.system_b) {
+      ctx.addIssue({ code: 'custom', path: ['system_b'], message: 'must differ from system_a' });
+    }
+  });
+
+const voteRow = z.object({
+  item_id: nonEmpty,
+  listener_id: nonEmpty,
+  first: side,
+  chosen: side,
+});
+
+const scoreRow = z.object({
+  utterance_id: nonEmpty,
+  system: nonEmpty,
+  judge: nonEmpty,
+  run: nonEmpty,
+  score: z
+    .string()
+    .trim()
+    .min(1, 'must be a number')
+    .transform((s, ctx) => {
+      const n = Number(s);
+      if (!Number.isFinite(n)) {
+        ctx.addIssue({ code: 'custom', message: `must be a finite number, got "${s}"` });
+        return z.NEVER;
+      }
+      return n;
+    }),
+});
+
+const COLUMNS = {
+  'items.csv': ['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected'],
+  'votes.csv': ['item_id', 'listener_id', 'first', 'chosen'],
+  'judge_scores.csv': ['utterance_id', 'system', 'judge', 'run', 'score'],
+} as const;
+type BundleFile = keyof typeof COLUMNS;
+
+/**
+ * Collects validated records into a Bundle. Shared by the CSV reader and by callers that
+ * already hold records (the server's live report), so both refuse the same bad input.
+ */
+export class BundleBuilder {
+  private readonly items: BundleItem[] = [];
+  private readonly itemIndex = new Map<string, number>();
+  private readonly listenerIndex = new Map<string, number>();
+  private readonly listeners: string[] = [];
+  private readonly judgeScores: JudgeScore[] = [];
+  private readonly seen = new Set<number>();
+  private votes: VoteColumns = emptyVotes(1024);
+  private readonly skipped: SkippedRows = { count: 0, by_reason: {} };
+
+  constructor(private readonly skipInvalid = false) {}
+
+  /** Refuses the row (throws) or, with skipInvalid, counts it; returns false when skipped. */
+  reject(error: BundleError): false {
+    if (!this.skipInvalid) throw error;
+    this.skipped.count++;
+    const key = `${error.file}: ${error.reason}`;
+    this.skipped.by_reason[key] = (this.skipped.by_reason[key] ?? 0) + 1;
+    return false;
+  }
+
+  addItem(item: BundleItem, line = 0): boolean {
+    if (this.itemIndex.has(item.item_id)) {
+      return this.reject(new BundleError('items.csv', line, 'item_id', `duplicate item_id "${item.item_id}"`, 'duplicate item_id'));
+    }
+    this.itemIndex.set(item.item_id, this.items.length);
+    this.items.push(item);
+    return true;
+  }
+
+  addVote(vote: Pick<BundleVote, 'item_id' | 'listener_id' | 'first' | 'chosen'>, line = 0): boolean {
+    const item = this.itemIndex.get(vote.item_id);
+    if (item === undefined) {
+      return this.reject(new BundleError('votes.csv', line, 'item_id', `unknown item_id "${vote.item_id}" (not in items.csv)`, 'unknown item_id'));
+    }
+    let listener = this.listenerIndex.get(vote.listener_id);
+    if (listener === undefined) {
+      listener = this.listeners.length;
+      this.listenerIndex.set(vote.listener_id, listener);
+      this.listeners.push(vote.listener_id);
+    }
+    // One exact integer per (item, listener); items are all known before the first vote.
+    const key = listener * this.items.length + item;
+    if (this.seen.has(key)) {
+      return this.reject(new BundleError('votes.csv', line, 'listener_id', `duplicate vote: listener "${vote.listener_id}" already voted on item "${vote.item_id}"`, 'duplicate (item, listener) vote'));
+    }
+    this.seen.add(key);
+    const v = this.votes;
+    if (v.length === v.item.length) this.votes = grow(v);
+    const w = this.votes;
+    w.item[w.length] = item;
+    w.listener[w.length] = listener;
+    w.firstA[w.length] = vote.first === 'a' ? 1 : 0;
+    w.chosenA[w.length] = vote.chosen === 'a' ? 1 : 0;
+    w.length++;
+    return true;
+  }
+
+  addJudgeScore(score: JudgeScore): void {
+    this.judgeScores.push(score);
+  }
+
+  build(): Bundle {
+    return { items: this.items, listeners: this.listeners, votes: this.votes, judgeScores: this.judgeScores, skipped: this.skipped };
+  }
+}
+
+function emptyVotes(capacity: number): VoteColumns {
+  return {
+    length: 0,
+    item: new Int32Array(capacity),
+    listener: new Int32Array(capacity),
+    firstA: new Uint8Array(capacity),
+    chosenA: new Uint8Array(capacity),
+  };
+}
+
+function grow(v: VoteColumns): VoteColumns {
+  const next = emptyVotes(v.item.length * 2);
+  next.item.set(v.item);
+  next.listener.set(v.listener);
+  next.firstA.set(v.firstA);
+  next.chosenA.set(v.chosenA);
+  next.length = v.length;
+  return next;
+}
+
+/** Validates in-memory records (e.g. read from the database) exactly as the CSV reader does. */
+export function buildBundle(
+  records: { items: readonly BundleItem[]; votes: readonly BundleVote[]; judgeScores: readonly JudgeScore[] },
+  options: ReadBundleOptions = {},
+): Bundle {
+  const builder = new BundleBuilder(options.skipInvalid);
+  records.items.forEach((item, i) => {
+    const row = itemRow.safeParse({ ...item, attention: item.attention ? '1' : '0', expected: item.expected ?? '' });
+    if (!row.success) builder.reject(zodError('items.csv', i + 2, row.error, COLUMNS['items.csv']));
+    else builder.addItem(item, i + 2);
+  });
+  records.votes.forEach((vote, i) => {
+    const row = voteRow.safeParse(vote);
+    if (!row.success) builder.reject(zodError('votes.csv', i + 2, row.error, COLUMNS['votes.csv']));
+    else builder.addVote(row.data, i + 2);
+  });
+  records.judgeScores.forEach((s, i) => {
+    const row = scoreRow.safeParse({ ...s, score: String(s.score) });
+    if (!row.success) builder.reject(zodError('judge_scores.csv', i + 2, row.error, COLUMNS['judge_scores.csv']));
+    else builder.addJudgeScore(row.data);
+  });
+  return builder.build();
+}
+
+function zodError(file: BundleFile, line: number, error: z.ZodError, columns: readonly string[]): BundleError {
+  const issue = error.issues[0];
+  const field = String(issue.path[0] ?? '');
+  const col = columns.indexOf(field);
+  const column = col >= 0 ? `${col + 1} (${field})` : field || null;
+  return new BundleError(file, line, column, issue.message, `invalid ${field || 'row'}`);
+}
+
+/** Reads and validates a bundle directory. Throws BundleError on the first bad row unless skipInvalid. */
+export async function readBundle(dir: string, options: ReadBundleOptions = {}): Promise<Bundle> {
+  const builder = new BundleBuilder(options.skipInvalid);
+  await readCsv(dir, 'items.csv', builder, (row, line) => {
+    const r = itemRow.safeParse(row);
+    if (!r.success) return builder.reject(zodError('items.csv', line, r.error, COLUMNS['items.csv']));
+    builder.addItem({ ...r.data, attention: r.data.attention === '1', expected: r.data.expected === '' ? null : r.data.expected }, line);
+  });
+  await readCsv(dir, 'votes.csv', builder, (row, line) => {
+    const r = voteRow.safeParse(row);
+    if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
+    builder.addVote(r.data, line);
+  });
+  await readCsv(dir, 'judge_scores.csv', builder, (row, line) => {
+    const r = scoreRow.safeParse(row);
+    if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
+    builder.addJudgeScore(r.data);
+  });
+  return builder.build();
+}
+
+async function readCsv(
+  dir: string,
+  file: BundleFile,
+  builder: BundleBuilder,
+  onRow: (row: Record<string, string>, line: number) => unknown,
+): Promise<void> {
+  const path = join(dir, file);
+  if (!existsSync(path)) throw new BundleError(file, 0, null, `missing file (expected ${path})`, 'missing file');
+  const required = COLUMNS[file];
+  // Records are numbered as they arrive; csv-parse's per-record line info would double the parse
+  // time, so the exact line (which differs only when a quoted field spans lines) is looked up
+  // in a second pass, on the refusal path only.
+  let record = 0;
+  let header: string[] | null = null;
+  let index: number[] = [];
+  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      parser.on('error', reject);
+      parser.on('end', resolve);
+      parser.on('data', (fields: string[]) => {
+        record++;
+        try {
+          if (!header) {
+            header = fields.map((h) => h.trim());
+            const missing = required.filter((c) => !header!.includes(c));
+            if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
+            index = required.map((c) => header!.indexOf(c));
+            return;
+          }
+          if (fields.length !== header.length) {
+            builder.reject(new BundleError(file, record, null, `has ${fields.length} fields, the header has ${header.length}`, 'wrong number of fields'));
+            return;
+          }
+          const row: Record<string, string> = {};
+          for (let c = 0; c < required.length; c++) row[required[c]] = fields[index[c]];
+          onRow(row, record);
+        } catch (e) {
+          parser.destroy();
+          reject(e);
+        }
+      });
+    });
+  } catch (e) {
+    if (e instanceof BundleError) {
+      throw new BundleError(e.file, await lineOfRecord(path, e.line), e.column, e.problem, e.reason);
+    }
+    const err = e as Error & { lines?: number };
+    throw new BundleError(file, err.lines ?? 0, null, `not valid CSV: ${err.message}`, 'malformed CSV');
+  }
+  if (!header) throw new BundleError(file, 1, null, 'empty file: expected a header row', 'missing column');
+}
+
+/** The line on which record number `target` (1 = header) ends. */
+async function lineOfRecord(path: string, target: number): Promise<number> {
+  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }));
+  let n = 0;
+  try {
+    for await (const { info } of parser as AsyncIterable<{ info: { lines: number } }>) {
+      if (++n === target) return info.lines;
+    }
+  } finally {
+    parser.destroy();
+  }
+  return target;
+}
+
+/** RFC 4180: quote a field holding a comma, quote, CR or LF, or edge spaces; double the quotes. */
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const s = String(value);
+  return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+async function writeCsv(path: string, header: readonly string[], rows: Iterable<readonly unknown[]>): Promise<void> {
+  const handle = await open(path, 'w');
+  try {
+    let chunk = header.map(csvField).join(',') + '\r\n';
+    for (const row of rows) {
+      chunk += row.map(csvField).join(',') + '\r\n';
+      if (chunk.length > 1 << 20) {
+        await handle.write(chunk);
+        chunk = '';
+      }
+    }
+    await handle.write(chunk);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes a bundle directory (the server's export); extra vote columns follow the four required ones. */
+export async function writeBundle(
+  dir: string,
+  bundle: { items: Iterable<BundleItem>; votes: Iterable<BundleVote>; judgeScores: Iterable<JudgeScore>; extraVoteColumns?: readonly string[] },
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const extra = bundle.extraVoteColumns ?? [];
+  await writeCsv(join(dir, 'items.csv'), COLUMNS['items.csv'], map(bundle.items, (i) => [
+    i.item_id, i.utterance_id, i.system_a, i.system_b, i.attention ? 1 : 0, i.expected ?? '',
+  ]));
+  await writeCsv(join(dir, 'votes.csv'), [...COLUMNS['votes.csv'], ...extra], map(bundle.votes, (v) => [
+    v.item_id, v.listener_id, v.first, v.chosen, ...extra.map((c) => v.extra?.[c] ?? ''),
+  ]));
+  await writeCsv(join(dir, 'judge_scores.csv'), COLUMNS['judge_scores.csv'], map(bundle.judgeScores, (s) => [
+    s.utterance_id, s.system, s.judge, s.run, s.score,
+  ]));
+}
+
+function* map<T, U>(it: Iterable<T>, f: (t: T) => U): Iterable<U> {
+  for (const t of it) yield f(t);
+}

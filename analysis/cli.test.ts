@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+let dir: string;
+
+async function cli(script: string, args: string[]) {
+  try {
+    const { stdout, stderr } = await run(tsx, [join('analysis', script), ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'earmark-cli-'));
+  const sim = await cli('simulate-cli.ts', ['--systems', '14', '--items', '100', '--listeners', '15', '--careless', '2', '--attention', '8', '--seed', '2', '--out', join(dir, 'bundle')]);
+  expect(sim.code).toBe(0);
+});
+afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+describe('analyze CLI', () => {
+  it('writes the JSON report of a simulated study', async () => {
+    const out = join(dir, 'report.json');
+    const r = await cli('cli.ts', [join(dir, 'bundle'), '--format', 'json', '--out', out, '--bootstrap', '20', '--seed', '4']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(await readFile(out, 'utf8'));
+    expect(report.listeners.total).toBe(15);
+    expect(report.listeners.excluded_by_reason).toEqual({ attention: 2 });
+    expect(report.reliability.votes).toBe(1300);
+    expect(report.judges.map((j: { judge: string }) => j.judge)).toEqual(['ensemble', 'judge-1', 'judge-2', 'judge-3']);
+    expect(report.bradley_terry.systems).toHaveLength(14);
+    expect(report.bootstrap.resamples).toBe(20);
+  });
+
+  it('writes one CSV per section and an HTML page', async () => {
+    const csvDir = join(dir, 'csv');
+    expect((await cli('cli.ts', [join(dir, 'bundle'), '--format', 'csv', '--out', csvDir])).code).toBe(0);
+    expect((await readdir(csvDir)).sort()).toEqual(['bradley_terry.csv', 'buckets.csv', 'calibration.csv', 'calibration_bins.csv', 'excluded.csv',
+      'excluded_by_reason.csv', 'judges.csv', 'listeners.csv', 'ranking.csv', 'reliability.csv', 'system_means.csv']);
+    expect((await readFile(join(csvDir, 'bradley_terry.csv'), 'utf8')).split('\r\n')).toHaveLength(16);
+    const html = join(dir, 'r.html');
+    expect((await cli('cli.ts', [join(dir, 'bundle'), '--format', 'html', '--out', html, '--buckets', '4'])).code).toBe(0);
+    expect(await readFile(html, 'utf8')).toContain('B4');
+  });
+
+  it('validates flags and refuses bad bundles naming file, line and column', async () => {
+    const bad = await cli('cli.ts', [join(dir, 'bundle'), '--min-attention', '1.5']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--min-attention');
+    expect((await cli('cli.ts', [join(dir, 'bundle'), '--format', 'xml'])).stderr).toContain('--format');
+    const votes = join(dir, 'bundle', 'votes.csv');
+    const original = await readFile(votes, 'utf8');
+    await writeFile(votes, original + 'item-001,L99,a,maybe,1\r\n');
+    try {
+      const refused = await cli('cli.ts', [join(dir, 'bundle')]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('votes.csv line 1622, column 4 (chosen)');
+      const skipped = await cli('cli.ts', [join(dir, 'bundle'), '--skip-invalid']);
+      expect(skipped.code).toBe(0);
+      expect(JSON.parse(skipped.stdout).input).toEqual({ skipped_rows: 1, skipped_by_reason: { 'votes.csv: invalid chosen': 1 } });
+    } finally {
+      await writeFile(votes, original);
+    }
+  });
+});

@@ -1,0 +1,699 @@
+import { quantileSorted } from 'simple-statistics';
+import type { Bundle } from './bundle';
+import type { ExclusionRule } from './exclusion';
+import { seededRandom } from './random';
+import { binomialTest } from './stats/binomial-test';
+import { BradleyTerryNotIdentifiedError, beatComponents, fitBradleyTerry } from './stats/bradley-terry';
+import { cohenKappa } from './stats/cohen-kappa';
+import { fleissKappa } from './stats/fleiss-kappa';
+import { countSplitClasses } from './stats/item-split';
+import { kendallTauB } from './stats/kendall-tau';
+import { krippendorffAlphaNominal } from './stats/krippendorff-alpha';
+import { fitSimpleLogistic } from './stats/logistic-regression';
+import { meanPairwiseAgreement } from './stats/mean-pairwise-agreement';
+import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
+import { spearmanRho } from './stats/spearman';
+import { Z95, wilsonInterval } from './stats/wilson-interval';
+
+/**
+ * The study report of analysis-spec §2–3: who was excluded and why, listener reliability,
+ * judge-vs-majority agreement per judge (overall, by |Δ| bucket, logistic calibration), and the
+ * Bradley–Terry ranking of systems from the votes alone, compared with each judge's ranking.
+ * Everything works on typed arrays and aggregated counts: votes are touched a few times in
+ * linear passes; BT and the calibration see only per-pair / per-item tables.
+ */
+
+export interface AnalyzeOptions {
+  /** attention score needed to be retained (default 0.75) */
+  minAttention?: number;
+  /** majority share below which an item is "split" (default 0.75) */
+  splitThreshold?: number;
+  /** equal-width |Δ| buckets (default 5) */
+  buckets?: number;
+  /** ridge prior λ for Bradley–Terry; > 0 gives the MAP estimate (default 0 = MLE) */
+  btPrior?: number;
+  /** listener bootstrap for BT strengths and agreement */
+  bootstrap?: { n: number; seed: number } | null;
+  /** further exclusion rules, applied after the attention rule in this order */
+  rules?: readonly ExclusionRule[];
+}
+
+export type Interval = [number, number];
+
+export interface ExcludedListener {
+  listener_id: string;
+  reason: string;
+  /** every rule the listener failed, the first being `reason` */
+  reasons: string[];
+  [detail: string]: unknown;
+}
+
+export interface BucketReport {
+  bucket: number;
+  lo: number;
+  hi: number;
+  n: number;
+  agreement: number | null;
+  ci95: Interval | null;
+  p_value: number | null;
+}
+
+export interface JudgeReport {
+  judge: string;
+  n: number;
+  n_delta_zero: number;
+  agreement: number | null;
+  ci95: Interval | null;
+  cohen_kappa: number | null;
+  p_value: number | null;
+  bootstrap_ci95?: Interval | null;
+  buckets: BucketReport[];
+  calibration: {
+    votes: number;
+    beta0: number | null;
+    beta1: number | null;
+    se_beta0: number | null;
+    se_beta1: number | null;
+    position_bias: number | null;
+    /** equal-width bins of x = s(first) − s(second): observed share of first-shown chosen (for the plot) */
+    bins: CalibrationBin[];
+  };
+  system_means: Record<string, number | null>;
+  ranking: { systems: number; spearman_rho: number | null; kendall_tau: number | null };
+}
+
+export interface CalibrationBin {
+  lo: number;
+  hi: number;
+  x_mean: number;
+  votes: number;
+  first_chosen: number;
+}
+
+export interface SystemStrength {
+  system: string;
+  log_strength: number;
+  se: number;
+  ci95: Interval;
+  rank: number;
+  rank_ci: number;
+  bootstrap_ci95?: Interval | null;
+}
+
+export interface Report {
+  input?: { skipped_rows: number; skipped_by_reason: Record<string, number> };
+  listeners: {
+    total: number;
+    retained: number;
+    attention_pass_rate: number | null;
+    excluded: ExcludedListener[];
+    excluded_by_reason: Record<string, number>;
+    not_run_by_reason: Record<string, number>;
+  };
+  reliability: {
+    items: number;
+    votes: number;
+    krippendorff_alpha: number | null;
+    fleiss_kappa: number | null;
+    mean_pairwise_agreement: number | null;
+    unanimous: number;
+    lopsided: number;
+    split: number;
+  };
+  judges: JudgeReport[];
+  bradley_terry: {
+    comparisons: number;
+    method: 'mle' | 'map' | null;
+    prior_lambda: number;
+    error?: string;
+    never_lose?: string[][];
+    never_win?: string[][];
+    systems: SystemStrength[];
+  };
+  bootstrap?: {
+    resamples: number;
+    seed: number;
+    resampled: 'listeners';
+    /** resamples in which the BT MLE did not exist (comparison graph not strongly connected) */
+    bt_mle_missing: number;
+    note?: string;
+  };
+}
+
+const ZERO_DELTA = 1e-9;
+
+export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
+  const minAttention = options.minAttention ?? 0.75;
+  const splitThreshold = options.splitThreshold ?? 0.75;
+  const bucketCount = options.buckets ?? 5;
+  const lambda = options.btPrior ?? 0;
+  const { items, votes, listeners } = bundle;
+  const nItems = items.length;
+  const nListeners = listeners.length;
+
+  // ---- items, systems, captions (non-attention only) ----
+  const systems: string[] = [];
+  const systemIndex = new Map<string, number>();
+  const captionIndex = new Map<string, number>();
+  const captionSystem: number[] = [];
+  const captionKeys: string[] = [];
+  const sysA = new Int32Array(nItems).fill(-1);
+  const sysB = new Int32Array(nItems).fill(-1);
+  const capA = new Int32Array(nItems).fill(-1);
+  const capB = new Int32Array(nItems).fill(-1);
+  const attention = new Uint8Array(nItems);
+  const expectedA = new Int8Array(nItems).fill(-1);
+  const systemOf = (s: string) => {
+    let i = systemIndex.get(s);
+    if (i === undefined) {
+      i = systems.length;
+      systemIndex.set(s, i);
+      systems.push(s);
+    }
+    return i;
+  };
+  const captionOf = (utterance: string, system: number) => {
+    const key = `${utterance}\u0000${systems[system]}`;
+    let c = captionIndex.get(key);
+    if (c === undefined) {
+      c = captionSystem.length;
+      captionIndex.set(key, c);
+      captionSystem.push(system);
+      captionKeys.push(key);
+    }
+    return c;
+  };
+  items.forEach((item, i) => {
+    if (item.attention) {
+      attention[i] = 1;
+      expectedA[i] = item.expected === 'a' ? 1 : 0;
+      return;
+    }
+    sysA[i] = systemOf(item.system_a);
+    sysB[i] = systemOf(item.system_b);
+    capA[i] = captionOf(item.utterance_id, sysA[i]);
+    capB[i] = captionOf(item.utterance_id, sysB[i]);
+  });
+  const K = systems.length;
+  const nCaptions = captionSystem.length;
+
+  // ---- attention and exclusions ----
+  const answered = new Int32Array(nListeners);
+  const correct = new Int32Array(nListeners);
+  for (let v = 0; v < votes.length; v++) {
+    const i = votes.item[v];
+    if (!attention[i]) continue;
+    const l = votes.listener[v];
+    answered[l]++;
+    if (votes.chosenA[v] === expectedA[i]) correct[l]++;
+  }
+  let allAnswered = 0;
+  let allCorrect = 0;
+  const retained = new Uint8Array(nListeners);
+  const excluded: ExcludedListener[] = [];
+  const excludedByReason: Record<string, number> = {};
+  const notRunByReason: Record<string, number> = {};
+  for (let l = 0; l < nListeners; l++) {
+    allAnswered += answered[l];
+    allCorrect += correct[l];
+    const failures: Array<{ reason: string; detail: Record<string, unknown> }> = [];
+    if (answered[l] > 0 && correct[l] / answered[l] < minAttention) {
+      failures.push({ reason: 'attention', detail: { correct: correct[l], answered: answered[l] } });
+    }
+    for (const rule of options.rules ?? []) {
+      const r = rule.evaluate(listeners[l]);
+      if (r.outcome === 'not_run') notRunByReason[rule.reason] = (notRunByReason[rule.reason] ?? 0) + 1;
+      else if (r.outcome === 'fail') failures.push({ reason: rule.reason, detail: r.detail });
+    }
+    if (failures.length === 0) {
+      retained[l] = 1;
+      continue;
+    }
+    const [primary] = failures;
+    excluded.push({ listener_id: listeners[l], reason: primary.reason, ...primary.detail, reasons: failures.map((f) => f.reason) });
+    excludedByReason[primary.reason] = (excludedByReason[primary.reason] ?? 0) + 1;
+  }
+
+  // ---- the votes everything below uses: retained listeners, non-attention items ----
+  let nUsed = 0;
+  for (let v = 0; v < votes.length; v++) if (retained[votes.listener[v]] && !attention[votes.item[v]]) nUsed++;
+  const usedItem = new Int32Array(nUsed);
+  const usedListener = new Int32Array(nUsed);
+  const usedChosenA = new Uint8Array(nUsed);
+  const usedFirstA = new Uint8Array(nUsed);
+  const nA = new Int32Array(nItems);
+  const nTotal = new Int32Array(nItems);
+  // first-shown × chosen-first counts per item, for the weighted calibration fit
+  const calib = new Int32Array(nItems * 4);
+  for (let v = 0, u = 0; v < votes.length; v++) {
+    const i = votes.item[v];
+    if (!retained[votes.listener[v]] || attention[i]) continue;
+    usedItem[u] = i;
+    usedListener[u] = votes.listener[v];
+    usedChosenA[u] = votes.chosenA[v];
+    usedFirstA[u] = votes.firstA[v];
+    nA[i] += votes.chosenA[v];
+    nTotal[i]++;
+    calib[i * 4 + votes.firstA[v] * 2 + (votes.chosenA[v] === votes.firstA[v] ? 1 : 0)]++;
+    u++;
+  }
+
+  // ---- reliability ----
+  const itemStart = new Int32Array(nItems + 1);
+  for (let i = 0; i < nItems; i++) itemStart[i + 1] = itemStart[i] + nTotal[i];
+  const fill = itemStart.slice(0, nItems);
+  const csrListener = new Int32Array(nUsed);
+  const csrLabel = new Uint8Array(nUsed);
+  for (let u = 0; u < nUsed; u++) {
+    const p = fill[usedItem[u]]++;
+    csrListener[p] = usedListener[u];
+    csrLabel[p] = usedChosenA[u];
+  }
+  const unitCounts: Array<[number, number]> = [];
+  const votedA: number[] = [];
+  const votedB: number[] = [];
+  for (let i = 0; i < nItems; i++) {
+    if (nTotal[i] === 0) continue;
+    unitCounts.push([nA[i], nTotal[i] - nA[i]]);
+    votedA.push(nA[i]);
+    votedB.push(nTotal[i] - nA[i]);
+  }
+  const splits = countSplitClasses(votedA, votedB, splitThreshold);
+  const reliability = {
+    items: unitCounts.length,
+    votes: nUsed,
+    krippendorff_alpha: krippendorffAlphaNominal(unitCounts),
+    fleiss_kappa: fleissKappa(unitCounts),
+    mean_pairwise_agreement: meanPairwiseAgreement(itemStart, csrListener, csrLabel, nListeners),
+    ...splits,
+  };
+
+  // ---- human majority: 1 = a, 0 = b, −1 = none ----
+  const majority = majorityOf(nA, nTotal);
+
+  // ---- judge scores → caption scores per judge ----
+  const judgeNames: string[] = [];
+  const judgeIndex = new Map<string, number>();
+  for (const s of bundle.judgeScores) if (!judgeIndex.has(s.judge)) {
+    judgeIndex.set(s.judge, judgeNames.length);
+    judgeNames.push(s.judge);
+  }
+  const nJudges = judgeNames.length;
+  const sums = new Float64Array((nJudges + 1) * nCaptions);
+  const counts = new Float64Array((nJudges + 1) * nCaptions);
+  for (const s of bundle.judgeScores) {
+    const system = systemIndex.get(s.system);
+    if (system === undefined) continue;
+    const c = captionIndex.get(`${s.utterance_id}\u0000${s.system}`);
+    if (c === undefined) continue;
+    const j = judgeIndex.get(s.judge)! + 1;
+    sums[j * nCaptions + c] += s.score;
+    counts[j * nCaptions + c]++;
+    sums[c] += s.score;
+    counts[c]++;
+  }
+  const captionScores = Array.from({ length: nJudges + 1 }, (_, j) => {
+    const out = new Float64Array(nCaptions);
+    for (let c = 0; c < nCaptions; c++) {
+      const n = counts[j * nCaptions + c];
+      out[c] = n > 0 ? sums[j * nCaptions + c] / n : NaN;
+    }
+    return out;
+  });
+
+  // ---- Bradley–Terry ----
+  const wins = new Float64Array(K * K);
+  for (let u = 0; u < nUsed; u++) {
+    const i = usedItem[u];
+    const [w, l] = usedChosenA[u] ? [sysA[i], sysB[i]] : [sysB[i], sysA[i]];
+    wins[w * K + l]++;
+  }
+  const bt: Report['bradley_terry'] = { comparisons: nUsed, method: null, prior_lambda: lambda, systems: [] };
+  let theta: Float64Array | null = null;
+  if (K >= 2) {
+    try {
+      const fit = fitBradleyTerry(wins, K, { lambda }, systems);
+      theta = fit.theta;
+      bt.method = fit.method;
+      const se = fit.se!;
+      const ci: Interval[] = systems.map((_, s) => [fit.theta[s] - Z95 * se[s], fit.theta[s] + Z95 * se[s]]);
+      const rank = ranksByEstimate([...fit.theta]);
+      const rankCi = ranksFromIntervals(ci);
+      bt.systems = systems
+        .map((system, s) => ({ system, log_strength: fit.theta[s], se: se[s], ci95: ci[s], rank: rank[s], rank_ci: rankCi[s]! }))
+        .sort((a, b) => a.rank - b.rank);
+    } catch (e) {
+      if (!(e instanceof BradleyTerryNotIdentifiedError)) throw e;
+      bt.error = e.message;
+      bt.never_lose = e.neverLose.map((g) => g.map((s) => systems[s]));
+      bt.never_win = e.neverWin.map((g) => g.map((s) => systems[s]));
+    }
+  } else {
+    bt.error = `Bradley–Terry needs at least two systems with votes, found ${K}`;
+  }
+
+  // ---- judges ----
+  const judgeLabels = ['ensemble', ...judgeNames];
+  const prefs: Int8Array[] = [];
+  const judges: JudgeReport[] = [];
+  if (nJudges > 0) {
+    for (let j = 0; j <= nJudges; j++) {
+      const score = captionScores[j];
+      const delta = new Float64Array(nItems).fill(NaN);
+      const pref = new Int8Array(nItems).fill(-1);
+      for (let i = 0; i < nItems; i++) {
+        if (attention[i]) continue;
+        const d = score[capA[i]] - score[capB[i]];
+        if (Number.isNaN(d)) continue;
+        delta[i] = Math.abs(d) < ZERO_DELTA ? 0 : d;
+        if (delta[i] !== 0) pref[i] = delta[i] > 0 ? 1 : 0;
+      }
+      prefs.push(pref);
+      judges.push(judgeReport(judgeLabels[j], delta, pref, majority, calib, bucketCount, score, captionSystem, systems, theta));
+    }
+  }
+
+  const report: Report = {
+    listeners: {
+      total: nListeners,
+      retained: retained.reduce((a, b) => a + b, 0),
+      attention_pass_rate: allAnswered > 0 ? allCorrect / allAnswered : null,
+      excluded,
+      excluded_by_reason: excludedByReason,
+      not_run_by_reason: notRunByReason,
+    },
+    reliability,
+    judges,
+    bradley_terry: bt,
+  };
+  if (bundle.skipped.count > 0) {
+    report.input = { skipped_rows: bundle.skipped.count, skipped_by_reason: bundle.skipped.by_reason };
+  }
+
+  if (options.bootstrap && options.bootstrap.n > 0) {
+    runBootstrap(report, options.bootstrap, {
+      K, lambda, theta, systems, nItems, nListeners, retained, usedItem, usedListener, usedChosenA, sysA, sysB, prefs,
+    });
+  }
+  return report;
+}
+
+function majorityOf(nA: ArrayLike<number>, nTotal: ArrayLike<number>, out = new Int8Array(nA.length)): Int8Array {
+  for (let i = 0; i < nA.length; i++) {
+    const a = nA[i];
+    const t = nTotal[i];
+    out[i] = 2 * a > t ? 1 : 2 * (t - a) > t ? 0 : -1;
+  }
+  return out;
+}
+
+function judgeReport(
+  judge: string,
+  delta: Float64Array,
+  pref: Int8Array,
+  majority: Int8Array,
+  calib: Int32Array,
+  bucketCount: number,
+  captionScore: Float64Array,
+  captionSystem: readonly number[],
+  systems: readonly string[],
+  theta: Float64Array | null,
+): JudgeReport {
+  const nItems = delta.length;
+  let n = 0;
+  let nZero = 0;
+  let agree = 0;
+  const judgeLabels: string[] = [];
+  const majorityLabels: string[] = [];
+  const decidedGap: number[] = [];
+  const decidedAgree: number[] = [];
+  for (let i = 0; i < nItems; i++) {
+    if (majority[i] < 0 || Number.isNaN(delta[i])) continue;
+    if (delta[i] === 0) {
+      nZero++;
+      continue;
+    }
+    n++;
+    const match = pref[i] === majority[i] ? 1 : 0;
+    agree += match;
+    judgeLabels.push(pref[i] ? 'a' : 'b');
+    majorityLabels.push(majority[i] ? 'a' : 'b');
+    decidedGap.push(Math.abs(delta[i]));
+    decidedAgree.push(match);
+  }
+
+  // Calibration: y = first-shown caption chosen, x = s(first) − s(second), one weighted row per
+  // (item, which caption was first, outcome).
+  const xs: number[] = [];
+  const ys: number[] = [];
+  const ws: number[] = [];
+  let calibrationVotes = 0;
+  for (let i = 0; i < nItems; i++) {
+    if (Number.isNaN(delta[i])) continue;
+    for (let firstA = 0; firstA < 2; firstA++) {
+      for (let y = 0; y < 2; y++) {
+        const w = calib[i * 4 + firstA * 2 + y];
+        if (w === 0) continue;
+        xs.push(firstA ? delta[i] : -delta[i]);
+        ys.push(y);
+        ws.push(w);
+        calibrationVotes += w;
+      }
+    }
+  }
+  const fit = fitSimpleLogistic(xs, ys, ws);
+
+  // System means over the study's captions, each caption once.
+  const sum = new Float64Array(systems.length);
+  const cnt = new Float64Array(systems.length);
+  captionSystem.forEach((s, c) => {
+    if (Number.isNaN(captionScore[c])) return;
+    sum[s] += captionScore[c];
+    cnt[s]++;
+  });
+  const systemMeans: Record<string, number | null> = {};
+  systems.forEach((s, i) => (systemMeans[s] = cnt[i] > 0 ? sum[i] / cnt[i] : null));
+  const bt: number[] = [];
+  const means: number[] = [];
+  if (theta) systems.forEach((_, i) => {
+    if (cnt[i] > 0) {
+      bt.push(theta[i]);
+      means.push(sum[i] / cnt[i]);
+    }
+  });
+
+  return {
+    judge,
+    n,
+    n_delta_zero: nZero,
+    agreement: n > 0 ? agree / n : null,
+    ci95: wilsonInterval(agree, n),
+    cohen_kappa: cohenKappa(judgeLabels, majorityLabels),
+    p_value: binomialTest(agree, n),
+    buckets: gapBuckets(decidedGap, decidedAgree, bucketCount),
+    calibration: {
+      votes: calibrationVotes,
+      beta0: fit?.beta0 ?? null,
+      beta1: fit?.beta1 ?? null,
+      se_beta0: fit?.seBeta0 ?? null,
+      se_beta1: fit?.seBeta1 ?? null,
+      position_bias: fit ? 1 / (1 + Math.exp(-fit.beta0)) : null,
+      bins: calibrationBins(xs, ys, ws, 10),
+    },
+    system_means: systemMeans,
+    ranking: {
+      systems: bt.length,
+      spearman_rho: bt.length >= 2 ? spearmanRho(bt, means) : null,
+      kendall_tau: bt.length >= 2 ? kendallTauB(bt, means) : null,
+    },
+  };
+}
+
+/** Observed share of first-shown captions chosen in equal-width bins of x (weighted rows). */
+function calibrationBins(xs: number[], ys: number[], ws: number[], count: number): CalibrationBin[] {
+  if (xs.length === 0) return [];
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of xs) {
+    min = Math.min(min, x);
+    max = Math.max(max, x);
+  }
+  const w = (max - min) / count || 1;
+  const votes = new Float64Array(count);
+  const first = new Float64Array(count);
+  const xsum = new Float64Array(count);
+  xs.forEach((x, i) => {
+    const b = Math.min(count - 1, Math.floor((x - min) / w));
+    votes[b] += ws[i];
+    first[b] += ws[i] * ys[i];
+    xsum[b] += ws[i] * x;
+  });
+  const bins: CalibrationBin[] = [];
+  for (let b = 0; b < count; b++) {
+    if (votes[b] === 0) continue;
+    bins.push({ lo: min + b * w, hi: min + (b + 1) * w, x_mean: xsum[b] / votes[b], votes: votes[b], first_chosen: first[b] / votes[b] });
+  }
+  return bins;
+}
+
+/**
+ * Equal-width buckets over [min |Δ|, max |Δ|] of the decided items: bucket 1 = [e0, e1],
+ * bucket k > 1 = (e_{k−1}, e_k], e_k = min + k·w (spec §2, calibration by score gap).
+ */
+export function gapBuckets(gaps: readonly number[], agrees: readonly number[], count: number): BucketReport[] {
+  if (gaps.length === 0 || count < 1) return [];
+  let min = Infinity;
+  let max = -Infinity;
+  for (const g of gaps) {
+    min = Math.min(min, g);
+    max = Math.max(max, g);
+  }
+  const w = (max - min) / count;
+  const edge = (k: number) => (k === count ? max : min + k * w);
+  const n = new Int32Array(count);
+  const a = new Int32Array(count);
+  gaps.forEach((g, idx) => {
+    let k = w > 0 ? Math.min(count, Math.max(1, Math.ceil((g - min) / w))) : 1;
+    // Settle floating-point edge cases against the exact edges: (e_{k−1}, e_k].
+    while (k > 1 && g <= edge(k - 1)) k--;
+    while (k < count && g > edge(k)) k++;
+    n[k - 1]++;
+    a[k - 1] += agrees[idx];
+  });
+  return Array.from({ length: count }, (_, b) => ({
+    bucket: b + 1,
+    lo: edge(b),
+    hi: edge(b + 1),
+    n: n[b],
+    agreement: n[b] > 0 ? a[b] / n[b] : null,
+    ci95: wilsonInterval(a[b], n[b]),
+    p_value: binomialTest(a[b], n[b]),
+  }));
+}
+
+interface BootstrapInput {
+  K: number;
+  lambda: number;
+  theta: Float64Array | null;
+  systems: string[];
+  nItems: number;
+  nListeners: number;
+  retained: Uint8Array;
+  usedItem: Int32Array;
+  usedListener: Int32Array;
+  usedChosenA: Uint8Array;
+  sysA: Int32Array;
+  sysB: Int32Array;
+  prefs: Int8Array[];
+}
+
+/**
+ * Percentile bootstrap over listeners. Each listener's votes are reduced once to a sparse
+ * win-count table (pair → count) and an item list; a resample draws listeners with
+ * replacement and adds their tables with multiplicity weights, so a BT refit costs
+ * O(distinct pairs + K³) rather than a pass over raw comparisons. A resample whose win table
+ * is not strongly connected has no MLE: it is counted (bt_mle_missing), not fitted, and when
+ * more than 10% of resamples lack an MLE the BT bootstrap intervals are withheld (null),
+ * because the remaining resamples would describe only the lucky ones.
+ */
+function runBootstrap(report: Report, opts: { n: number; seed: number }, d: BootstrapInput): void {
+  const random = seededRandom(opts.seed);
+  const pool: number[] = [];
+  for (let l = 0; l < d.nListeners; l++) if (d.retained[l]) pool.push(l);
+  const { K } = d;
+  const nUsed = d.usedItem.length;
+
+  // Group used votes by listener.
+  const start = new Int32Array(d.nListeners + 1);
+  for (let u = 0; u < nUsed; u++) start[d.usedListener[u] + 1]++;
+  for (let l = 0; l < d.nListeners; l++) start[l + 1] += start[l];
+  const pos = start.slice(0, d.nListeners);
+  const byItem = new Int32Array(nUsed);
+  const byChosen = new Uint8Array(nUsed);
+  const byPair = new Int32Array(nUsed);
+  for (let u = 0; u < nUsed; u++) {
+    const p = pos[d.usedListener[u]]++;
+    const i = d.usedItem[u];
+    byItem[p] = i;
+    byChosen[p] = d.usedChosenA[u];
+    byPair[p] = d.usedChosenA[u] ? d.sysA[i] * K + d.sysB[i] : d.sysB[i] * K + d.sysA[i];
+  }
+  // Sparse win tables: sort each listener's pairs and run-length encode.
+  const tableStart = new Int32Array(d.nListeners + 1);
+  const pairs: number[] = [];
+  const pairCounts: number[] = [];
+  for (let l = 0; l < d.nListeners; l++) {
+    const seg = byPair.subarray(start[l], start[l + 1]).slice().sort();
+    for (let x = 0; x < seg.length; x++) {
+      if (x > 0 && seg[x] === seg[x - 1]) pairCounts[pairCounts.length - 1]++;
+      else {
+        pairs.push(seg[x]);
+        pairCounts.push(1);
+      }
+    }
+    tableStart[l + 1] = pairs.length;
+  }
+  const pairArr = Int32Array.from(pairs);
+  const countArr = Int32Array.from(pairCounts);
+
+  const weight = new Int32Array(d.nListeners);
+  const wins = new Float64Array(K * K);
+  const countA = new Float64Array(d.nItems);
+  const countT = new Float64Array(d.nItems);
+  const majority = new Int8Array(d.nItems);
+  const thetaDraws: number[][] = Array.from({ length: K }, () => []);
+  const agreementDraws: number[][] = d.prefs.map(() => []);
+  let missing = 0;
+  for (let b = 0; b < opts.n; b++) {
+    weight.fill(0);
+    for (let x = 0; x < pool.length; x++) weight[pool[Math.floor(random() * pool.length)]]++;
+    wins.fill(0);
+    countA.fill(0);
+    countT.fill(0);
+    for (let l = 0; l < d.nListeners; l++) {
+      const w = weight[l];
+      if (w === 0) continue;
+      for (let t = tableStart[l]; t < tableStart[l + 1]; t++) wins[pairArr[t]] += w * countArr[t];
+      for (let p = start[l]; p < start[l + 1]; p++) {
+        countA[byItem[p]] += w * byChosen[p];
+        countT[byItem[p]] += w;
+      }
+    }
+    majorityOf(countA, countT, majority);
+    d.prefs.forEach((pref, j) => {
+      let n = 0;
+      let agree = 0;
+      for (let i = 0; i < d.nItems; i++) {
+        if (majority[i] < 0 || pref[i] < 0) continue;
+        n++;
+        if (pref[i] === majority[i]) agree++;
+      }
+      if (n > 0) agreementDraws[j].push(agree / n);
+    });
+    if (!d.theta) continue;
+    if (d.lambda === 0 && beatComponents(wins, K).count > 1) {
+      missing++;
+      continue;
+    }
+    const fit = fitBradleyTerry(wins, K, { lambda: d.lambda, standardErrors: false, start: d.theta });
+    for (let s = 0; s < K; s++) thetaDraws[s].push(fit.theta[s]);
+  }
+
+  const percentile = (draws: number[]): Interval | null => {
+    if (draws.length < 2) return null;
+    const sorted = [...draws].sort((a, c) => a - c);
+    return [quantileSorted(sorted, 0.025), quantileSorted(sorted, 0.975)];
+  };
+  const withhold = missing > 0.1 * opts.n;
+  for (const entry of report.bradley_terry.systems) {
+    entry.bootstrap_ci95 = withhold ? null : percentile(thetaDraws[d.systems.indexOf(entry.system)]);
+  }
+  report.judges.forEach((j, idx) => (j.bootstrap_ci95 = percentile(agreementDraws[idx])));
+  report.bootstrap = {
+    resamples: opts.n,
+    seed: opts.seed,
+    resampled: 'listeners',
+    bt_mle_missing: missing,
+    ...(withhold ? { note: `BT bootstrap intervals withheld: the MLE did not exist in ${missing} of ${opts.n} resamples` } : {}),
+  };
+}

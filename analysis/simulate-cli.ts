@@ -1,0 +1,49 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { writeBundle } from './bundle';
+import { simulate } from './simulate';
+
+const count = (min: number) => z.coerce.number().int().min(min);
+const flags = z.object({
+  systems: count(2).default(14),
+  items: count(1).default(100),
+  listeners: count(1).default(15),
+  careless: count(0).default(2),
+  attention: count(0).default(8),
+  seed: count(0).default(1),
+  'ratings-per-item': count(1).optional(),
+  'position-bias': z.coerce.number().finite().default(0.2),
+  out: z.string().min(1, 'is required: the bundle directory to write'),
+}).strict();
+
+async function main() {
+  const { values } = parseArgs({
+    options: Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out']
+      .map((k) => [k, { type: 'string' as const }])),
+    strict: true,
+  });
+  const parsed = flags.safeParse(values);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) console.error(`--${issue.path.join('.')}: ${issue.message}`);
+    process.exit(2);
+  }
+  const f = parsed.data;
+  if (f.careless > f.listeners) {
+    console.error('--careless: cannot exceed --listeners');
+    process.exit(2);
+  }
+  const study = simulate({
+    systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, attention: f.attention,
+    seed: f.seed, ratingsPerItem: f['ratings-per-item'], positionBias: f['position-bias'],
+  });
+  await writeBundle(f.out, { ...study, extraVoteColumns: ['response_ms'] });
+  await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
+  console.log(`wrote ${f.out}: ${study.items.length} items, ${study.votes.length} votes, ${study.judgeScores.length} judge scores (truth in truth.json)`);
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { buildBundle } from './bundle';
+import { analyze } from './report';
+import { simulate } from './simulate';
+import { spearmanRho } from './stats/spearman';
+
+describe('simulate', () => {
+  it('is deterministic for a seed and shaped as asked', () => {
+    const a = simulate({ systems: 14, items: 100, listeners: 15, careless: 2, attention: 8, seed: 1 });
+    expect(a).toEqual(simulate({ systems: 14, items: 100, listeners: 15, careless: 2, attention: 8, seed: 1 }));
+    expect(a.items).toHaveLength(108);
+    expect(a.votes).toHaveLength(108 * 15);
+    expect(a.judgeScores).toHaveLength(100 * 2 * 9);
+    expect(new Set(a.items.filter((i) => !i.attention).flatMap((i) => [i.system_a, i.system_b])).size).toBe(14);
+  });
+
+  it('Bradley–Terry recovers the true order from ≥ 10,000 votes (ρ ≥ 0.9)', () => {
+    const study = simulate({ systems: 14, items: 1000, listeners: 11, careless: 0, attention: 0, seed: 11 });
+    expect(study.votes.length).toBeGreaterThanOrEqual(10_000);
+    const report = analyze(buildBundle(study));
+    const systems = report.bradley_terry.systems;
+    const rho = spearmanRho(systems.map((s) => s.log_strength), systems.map((s) => study.truth.theta[s.system]))!;
+    expect(rho).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('careless listeners are excluded by the attention rule, attentive ones kept', () => {
+    // A careless listener clicks at random, so passes 6/8 checks with probability 37/256 ≈ 14%:
+    // over many studies most, not all, are caught; attentive listeners are almost never lost.
+    let careless = 0;
+    let caught = 0;
+    let attentive = 0;
+    let lost = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const study = simulate({ systems: 6, items: 10, listeners: 15, careless: 2, attention: 8, seed });
+      const report = analyze(buildBundle(study));
+      const excluded = new Set(report.listeners.excluded.map((e) => e.listener_id));
+      for (const e of report.listeners.excluded) expect(e).toMatchObject({ reason: 'attention', answered: 8 });
+      careless += study.truth.careless.length;
+      caught += study.truth.careless.filter((l) => excluded.has(l)).length;
+      attentive += 15 - study.truth.careless.length;
+      lost += [...excluded].filter((l) => !study.truth.careless.includes(l)).length;
+    }
+    expect(caught / careless).toBeGreaterThanOrEqual(0.75);
+    expect(lost / attentive).toBeLessThanOrEqual(0.01);
+    // The example study shape, seed 2, excludes exactly its two careless listeners.
+    const study = simulate({ systems: 14, items: 100, listeners: 15, careless: 2, attention: 8, seed: 2 });
+    const report = analyze(buildBundle(study));
+    expect(report.listeners.excluded.map((e) => e.listener_id).sort()).toEqual(study.truth.careless);
+    expect(report.listeners.excluded_by_reason).toEqual({ attention: 2 });
+  });
+
+  it('95% BT intervals cover the true strengths in 90–98% of cases over many seeds', () => {
+    let covered = 0;
+    let total = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const study = simulate({ systems: 14, items: 250, listeners: 10, careless: 0, attention: 0, seed, positionBias: 0 });
+      for (const s of analyze(buildBundle(study)).bradley_terry.systems) {
+        const truth = study.truth.theta[s.system];
+        if (s.ci95[0] <= truth && truth <= s.ci95[1]) covered++;
+        total++;
+      }
+    }
+    expect(total).toBe(560);
+    expect(covered / total).toBeGreaterThanOrEqual(0.9);
+    expect(covered / total).toBeLessThanOrEqual(0.98);
+  });
+});

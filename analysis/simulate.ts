@@ -1,0 +1,127 @@
+import type { BundleItem, BundleVote, JudgeScore } from './bundle';
+import { normal, seededRandom } from './random';
+
+/**
+ * A seeded study simulator that writes bundles from known truth, so the analysis can be checked
+ * against the answer: systems have true Bradley–Terry log-strengths θ (mean 0); an attentive
+ * listener picks caption a with probability σ(θ_a − θ_b ± positionBias) (+ when a is shown
+ * first); careless listeners click at random, attention checks included. Each caption gets a
+ * latent quality θ_system + N(0, captionNoise²); each judge run scores it as
+ * round(5.5 + 1.5·quality + judge bias + N(0, runNoise²)) clamped to 1–10, so judge scores are
+ * correlated with the truth without being it.
+ */
+export interface SimulateOptions {
+  systems: number;
+  items: number;
+  listeners: number;
+  careless: number;
+  attention: number;
+  seed: number;
+  /** listeners per ordinary item (default: every listener rates every item) */
+  ratingsPerItem?: number;
+  /** logit added in favour of the first-shown caption (default 0.2) */
+  positionBias?: number;
+  judges?: number;
+  runs?: number;
+  captionNoise?: number;
+  runNoise?: number;
+  /** probability an attentive listener answers an attention check right (default 0.97) */
+  attentiveAccuracy?: number;
+}
+
+export interface SimulatedStudy {
+  items: BundleItem[];
+  votes: BundleVote[];
+  judgeScores: JudgeScore[];
+  truth: { theta: Record<string, number>; careless: string[]; positionBias: number };
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+export function simulate(o: SimulateOptions): SimulatedStudy {
+  const random = seededRandom(o.seed);
+  const positionBias = o.positionBias ?? 0.2;
+  const judges = o.judges ?? 3;
+  const runs = o.runs ?? 3;
+  const captionNoise = o.captionNoise ?? 0.5;
+  const runNoise = o.runNoise ?? 0.4;
+  const accuracy = o.attentiveAccuracy ?? 0.97;
+  if (o.systems < 2) throw new RangeError('simulate needs at least 2 systems');
+  if (o.careless > o.listeners) throw new RangeError('more careless listeners than listeners');
+
+  const systemNames = Array.from({ length: o.systems }, (_, s) => (s === 0 ? 'oracle' : `system-${pad(s, 2)}`));
+  // Sorted so the oracle captions are the strongest system, as in the reference study.
+  const raw = systemNames.map(() => normal(random)).sort((a, b) => b - a);
+  const mean = raw.reduce((a, b) => a + b, 0) / raw.length;
+  const theta = raw.map((t) => t - mean);
+
+  const items: BundleItem[] = [];
+  const itemSystems: Array<[number, number]> = [];
+  const judgeScores: JudgeScore[] = [];
+  const judgeBias = Array.from({ length: judges }, () => 0.5 * normal(random));
+  const judgeNames = Array.from({ length: judges }, (_, j) => `judge-${j + 1}`);
+  const idWidth = String(o.items + o.attention).length;
+  for (let i = 0; i < o.items; i++) {
+    // Cycle the first system so every system appears; draw its opponent at random.
+    const a = i % o.systems;
+    let b = Math.floor(random() * (o.systems - 1));
+    if (b >= a) b++;
+    const [sa, sb] = random() < 0.5 ? [a, b] : [b, a];
+    const utterance = `utt-${pad(i + 1, idWidth)}`;
+    items.push({ item_id: `item-${pad(i + 1, idWidth)}`, utterance_id: utterance, system_a: systemNames[sa], system_b: systemNames[sb], attention: false, expected: null });
+    itemSystems.push([sa, sb]);
+    for (const s of [sa, sb]) {
+      const quality = theta[s] + captionNoise * normal(random);
+      for (let j = 0; j < judges; j++) {
+        for (let r = 1; r <= runs; r++) {
+          const score = Math.round(5.5 + 1.5 * quality + judgeBias[j] + runNoise * normal(random));
+          judgeScores.push({ utterance_id: utterance, system: systemNames[s], judge: judgeNames[j], run: String(r), score: Math.min(10, Math.max(1, score)) });
+        }
+      }
+    }
+  }
+  for (let c = 0; c < o.attention; c++) {
+    items.push({
+      item_id: `check-${pad(c + 1, 2)}`, utterance_id: `check-utt-${pad(c + 1, 2)}`,
+      system_a: 'check-true', system_b: 'check-inverted', attention: true, expected: random() < 0.5 ? 'a' : 'b',
+    });
+  }
+
+  const listenerIds = Array.from({ length: o.listeners }, (_, l) => `L${pad(l + 1, String(o.listeners).length)}`);
+  // Careless listeners are spread through the roster rather than bunched at the end.
+  const carelessSet = new Set<number>();
+  while (carelessSet.size < o.careless) carelessSet.add(Math.floor(random() * o.listeners));
+  const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
+  const votes: BundleVote[] = [];
+  const vote = (item: BundleItem, l: number, pA: number | null, expected: 'a' | 'b' | null) => {
+    const firstA = random() < 0.5;
+    const careless = carelessSet.has(l);
+    let chooseA: boolean;
+    if (careless) chooseA = random() < 0.5;
+    else if (expected) chooseA = (random() < accuracy) === (expected === 'a');
+    else chooseA = random() < 1 / (1 + Math.exp(-(pA! + (firstA ? positionBias : -positionBias))));
+    votes.push({
+      item_id: item.item_id, listener_id: listenerIds[l], first: firstA ? 'a' : 'b', chosen: chooseA ? 'a' : 'b',
+      extra: { response_ms: Math.round(careless ? 600 + 600 * random() : 2500 + 5000 * random()) },
+    });
+  };
+  for (let i = 0; i < o.items; i++) {
+    const [sa, sb] = itemSystems[i];
+    for (let k = 0; k < r; k++) vote(items[i], (i * r + k) % o.listeners, theta[sa] - theta[sb], null);
+  }
+  for (let c = 0; c < o.attention; c++) {
+    const item = items[o.items + c];
+    for (let l = 0; l < o.listeners; l++) vote(item, l, null, item.expected);
+  }
+
+  return {
+    items,
+    votes,
+    judgeScores,
+    truth: {
+      theta: Object.fromEntries(systemNames.map((s, i) => [s, theta[i]])),
+      careless: [...carelessSet].sort((a, b) => a - b).map((l) => listenerIds[l]),
+      positionBias,
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Typed calls to the listener API. Types come from server/contract.ts as `import type` only, so
+ * zod stays out of the listener bundle: the server validates every request, and the client trusts
+ * the shapes the same contract promises for replies.
+ */
+import type {
+  ApiError,
+  ScreeningBody,
+  SessionState,
+  StartSessionReply,
+  StudyIntro,
+  VoteAck,
+  VoteBody,
+} from '../../server/contract';
+
+/** A reply with a 4xx/5xx status; `body` is the server's `{ error, message, field? }` when it sent one. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiError | null,
+  ) {
+    super(body ? `${status} ${body.error}: ${body.message}` : `HTTP ${status}`);
+  }
+}
+
+export interface RequestOptions {
+  token?: string;
+  signal?: AbortSignal;
+}
+
+async function call<T>(method: string, url: string, body: unknown, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const res = await fetch(url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: options.signal,
+    cache: 'no-store',
+  });
+  if (!res.ok) {
+    let parsed: ApiError | null = null;
+    try {
+      parsed = (await res.json()) as ApiError;
+    } catch {
+      // A proxy or a dropped connection may answer without JSON; the status alone must do.
+    }
+    throw new HttpError(res.status, parsed);
+  }
+  return (await res.json()) as T;
+}
+
+export const api = {
+  intro: (study: string, o?: RequestOptions) =>
+    call<StudyIntro>('GET', `/api/studies/${encodeURIComponent(study)}/intro`, undefined, o),
+  start: (study: string, external: Record<string, string>, o?: RequestOptions) =>
+    call<StartSessionReply>('POST', '/api/sessions', { study, external }, o),
+  session: (token: string, o?: RequestOptions) => call<SessionState>('GET', '/api/session', undefined, { ...o, token }),
+  vote: (token: string, body: VoteBody, o?: RequestOptions) =>
+    call<VoteAck>('POST', '/api/session/votes', body, { ...o, token }),
+  screening: (token: string, body: ScreeningBody, o?: RequestOptions) =>
+    call<unknown>('POST', '/api/session/screening', body, { ...o, token }),
+};

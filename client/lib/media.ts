@@ -1,0 +1,68 @@
+/**
+ * Prefetch of a trial's clip and waveform peaks. The audio element created here starts buffering
+ * at once (preload=auto) and is the very element the trial later plays, so the next clip is
+ * playable the moment the listener moves on.
+ */
+import type { Trial } from '../../server/contract';
+
+export interface Peaks {
+  resolution: number;
+  data: number[];
+}
+
+export interface PreparedClip {
+  audio: HTMLAudioElement;
+  peaks: Promise<Peaks>;
+}
+
+async function fetchPeaks(url: string, attempts = 3): Promise<Peaks> {
+  for (let i = 1; ; i++) {
+    try {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`peaks: HTTP ${res.status}`);
+      return (await res.json()) as Peaks;
+    } catch (error) {
+      if (i >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, 400 * i));
+    }
+  }
+}
+
+export class ClipCache {
+  private readonly clips = new Map<string, PreparedClip>();
+
+  constructor(private readonly keep = 4) {}
+
+  prepare(trial: Pick<Trial, 'clip'>): PreparedClip {
+    const { id, audioUrl, peaksUrl } = trial.clip;
+    let clip = this.clips.get(id);
+    if (!clip) {
+      const audio = new Audio();
+      audio.preload = 'auto';
+      audio.src = audioUrl;
+      const peaks = fetchPeaks(peaksUrl);
+      peaks.catch(() => {}); // a failed prefetch is retried when the trial itself asks
+      clip = { audio, peaks };
+      this.clips.set(id, clip);
+      this.evict();
+    }
+    return clip;
+  }
+
+  /** Peaks again after a failure (e.g. the prefetch ran while offline). */
+  retryPeaks(trial: Pick<Trial, 'clip'>): Promise<Peaks> {
+    const clip = this.prepare(trial);
+    clip.peaks = fetchPeaks(trial.clip.peaksUrl);
+    return clip.peaks;
+  }
+
+  private evict(): void {
+    while (this.clips.size > this.keep) {
+      const [oldest, clip] = this.clips.entries().next().value as [string, PreparedClip];
+      if (!clip.audio.paused) return;
+      clip.audio.removeAttribute('src');
+      clip.audio.load();
+      this.clips.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,354 @@
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import type { Completion, StudyIntro } from '../../server/contract';
+import { api, HttpError } from '../lib/api';
+import { Markdown } from '../lib/markdown';
+import { ClipCache } from '../lib/media';
+import type { QueueStatus } from '../lib/voteQueue';
+import { ListenerSession } from './session';
+import { ScreeningTrial, trialTypes } from './trials';
+import type { ScreeningResponse } from './trials/ScreeningTrial';
+import type { TrialEnv } from './trials/types';
+
+type Phase =
+  | { name: 'loading' }
+  | { name: 'problem'; title: string; text: string; retry?: () => void }
+  | { name: 'welcome' }
+  | { name: 'instructions' }
+  | { name: 'resume' }
+  | { name: 'screening'; kinds: Array<'antiphase' | 'huggins'> }
+  | { name: 'screened-out' }
+  | { name: 'trials' };
+
+const screenedKey = (study: string) => `earmark:screening:${study}`;
+
+function externalIds(intro: StudyIntro): Record<string, string> {
+  const params = new URLSearchParams(location.search);
+  const out: Record<string, string> = {};
+  for (const name of intro.linkParameters) {
+    const v = params.get(name);
+    if (v) out[name] = v.slice(0, 256);
+  }
+  return out;
+}
+
+function screeningKinds(intro: StudyIntro): Array<'antiphase' | 'huggins'> {
+  const k = intro.screening.kind;
+  return k === 'none' ? [] : k === 'both' ? ['antiphase', 'huggins'] : [k];
+}
+
+function audioOutput(ctx: AudioContext): Record<string, string | number | boolean | null> {
+  const sink = (ctx as AudioContext & { sinkId?: unknown }).sinkId;
+  return {
+    sampleRate: ctx.sampleRate,
+    baseLatency: ctx.baseLatency ?? null,
+    outputLatency: ctx.outputLatency ?? null,
+    maxChannelCount: ctx.destination.maxChannelCount,
+    channelCount: ctx.destination.channelCount,
+    sinkId: typeof sink === 'string' ? sink || 'default' : null,
+    state: ctx.state,
+  };
+}
+
+function SaveStatus({ queue }: { queue: QueueStatus }) {
+  const text =
+    queue.state === 'offline'
+      ? `Offline — ${queue.pending} answer${queue.pending === 1 ? '' : 's'} kept on this device, sent when you are back online`
+      : queue.state === 'retrying'
+        ? 'Connection trouble — still saving, you can keep going'
+        : queue.pending > 0
+          ? 'Saving…'
+          : 'All answers saved';
+  const tone = queue.state === 'offline' || queue.state === 'retrying' ? 'warn' : queue.pending > 0 ? 'busy' : 'ok';
+  return (
+    <p className={`save-status ${tone}`} role="status" aria-live="polite" data-state={queue.state} data-pending={queue.pending}>
+      <span className="dot" aria-hidden="true" />
+      {text}
+    </p>
+  );
+}
+
+function Progress({ position, total }: { position: number; total: number }) {
+  const shown = Math.min(position + 1, total);
+  return (
+    <div className="progress">
+      <span className="progress-text">
+        Trial {shown} of {total}
+      </span>
+      <progress max={total} value={Math.min(position, total)} aria-label={`Trial ${shown} of ${total}`} />
+    </div>
+  );
+}
+
+function safeRedirect(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url, location.href);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function ThankYou({ completion }: { completion: Completion }) {
+  const redirect = safeRedirect(completion.redirectUrl);
+  const [left, setLeft] = useState(10);
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!redirect) return;
+    if (left <= 0) {
+      location.assign(redirect);
+      return;
+    }
+    const t = setTimeout(() => setLeft(left - 1), 1000);
+    return () => clearTimeout(t);
+  }, [redirect, left]);
+  return (
+    <section className="card center" aria-labelledby="thanks">
+      <h2 id="thanks">Thank you — you're done!</h2>
+      <p>All your answers are saved.</p>
+      {completion.code && (
+        <>
+          <p>Your completion code:</p>
+          <p className="code" data-testid="completion-code">
+            {completion.code}
+          </p>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => void navigator.clipboard?.writeText(completion.code ?? '').then(() => setCopied(true))}
+          >
+            {copied ? 'Copied' : 'Copy code'}
+          </button>
+        </>
+      )}
+      {redirect && (
+        <div className="actions center">
+          <a className="button primary" href={redirect}>
+            Return to the study platform
+          </a>
+          <p className="muted">Taking you back automatically in {left} s.</p>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Trials({ session, env }: { session: ListenerSession; env: TrialEnv }) {
+  const snap = useSyncExternalStore(session.subscribe, session.snapshot);
+  useEffect(() => {
+    for (const [p, t] of snap.trials) if (p > snap.position) env.clips.prepare(t);
+  }, [snap.trials, snap.position, env.clips]);
+
+  const trial = snap.trials.get(snap.position);
+  const finish = useCallback(
+    (r: Parameters<typeof session.vote>[1]) => (trial ? session.vote(trial, r) : Promise.resolve(null)),
+    [session, trial],
+  );
+  const advance = useCallback(() => trial && session.advance(trial.position), [session, trial]);
+
+  let body;
+  if (snap.completion && snap.queue.pending === 0 && !trial) body = <ThankYou completion={snap.completion} />;
+  else if (!trial)
+    body = (
+      <section className="card center waiting" aria-busy="true">
+        <div className="spinner" aria-hidden="true" />
+        <p>{snap.queue.pending > 0 ? 'Saving your answers before the next clip…' : 'Loading the next clip…'}</p>
+      </section>
+    );
+  else {
+    const Component = trialTypes[trial.kind];
+    body = <Component key={trial.position} spec={trial} env={env} finish={finish} advance={advance} />;
+  }
+  return (
+    <>
+      <div className="status-row">
+        {snap.total > 0 && !snap.completion && <Progress position={snap.position} total={snap.total} />}
+        <SaveStatus queue={snap.queue} />
+      </div>
+      {body}
+    </>
+  );
+}
+
+export function ListenerApp({ study }: { study: string }) {
+  const session = useMemo(() => new ListenerSession(study), [study]);
+  const clips = useMemo(() => new ClipCache(), []);
+  const [intro, setIntro] = useState<StudyIntro | null>(null);
+  const [phase, setPhase] = useState<Phase>({ name: 'loading' });
+  const [busy, setBusy] = useState(false);
+  const [audio, setAudio] = useState<AudioContext | null>(null);
+  const screeningFailed = useRef(false);
+
+  const load = useCallback(async () => {
+    setPhase({ name: 'loading' });
+    try {
+      const i = await api.intro(study);
+      setIntro(i);
+      document.title = i.title;
+      if (await session.resume()) setPhase({ name: 'resume' });
+      else if (i.status !== 'open')
+        setPhase({ name: 'problem', title: 'This study is not open', text: 'It is not accepting answers right now. Please try again later.' });
+      else setPhase({ name: 'welcome' });
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 404)
+        setPhase({ name: 'problem', title: 'Study not found', text: 'Please check the link you were given.' });
+      else
+        setPhase({ name: 'problem', title: 'Could not reach the study', text: 'Please check your connection.', retry: () => void load() });
+    }
+  }, [study, session]);
+
+  useEffect(() => void load(), [load]);
+
+  // The Start press is the user gesture that lets this page make sound.
+  const unlockAudio = () => {
+    const ctx = audio ?? new AudioContext();
+    void ctx.resume();
+    setAudio(ctx);
+  };
+
+  const afterStart = () => {
+    if (!intro) return;
+    const saved = localStorage.getItem(screenedKey(study));
+    const kinds = screeningKinds(intro);
+    if (saved === 'failed' && intro.screening.required) setPhase({ name: 'screened-out' });
+    else if (kinds.length && !saved) setPhase({ name: 'screening', kinds });
+    else setPhase({ name: 'trials' });
+  };
+
+  const begin = async () => {
+    if (!intro || busy) return;
+    unlockAudio();
+    setBusy(true);
+    try {
+      await session.start(externalIds(intro));
+      afterStart();
+    } catch (error) {
+      const text =
+        error instanceof HttpError && error.body ? error.body.message : 'The study could not be started. Please check your connection.';
+      setPhase({ name: 'problem', title: 'Could not start', text, retry: () => setPhase({ name: 'instructions' }) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const screeningDone = async (r: ScreeningResponse) => {
+    if (!intro || phase.name !== 'screening' || !audio) return null;
+    await session.recordScreening({ ...r, userAgent: navigator.userAgent.slice(0, 512), audioOutput: audioOutput(audio) });
+    if (!r.passed) screeningFailed.current = true;
+    const rest = phase.kinds.slice(1);
+    const out = !r.passed && intro.screening.required;
+    if (out || !rest.length) localStorage.setItem(screenedKey(study), screeningFailed.current ? 'failed' : 'passed');
+    if (out) setPhase({ name: 'screened-out' });
+    else if (rest.length) setPhase({ name: 'screening', kinds: rest });
+    else setPhase({ name: 'trials' });
+    return null;
+  };
+
+  const env: TrialEnv | null = useMemo(
+    () => (intro && audio ? { audio, clips, listening: intro.listening, question: intro.questionMarkdown } : null),
+    [intro, audio, clips],
+  );
+
+  let content;
+  switch (phase.name) {
+    case 'loading':
+      content = (
+        <section className="card center" aria-busy="true">
+          <div className="spinner" aria-hidden="true" />
+          <p>Loading…</p>
+        </section>
+      );
+      break;
+    case 'problem':
+      content = (
+        <section className="card center" role="alert">
+          <h2>{phase.title}</h2>
+          <p>{phase.text}</p>
+          {phase.retry && (
+            <button type="button" className="primary" onClick={phase.retry} autoFocus>
+              Try again
+            </button>
+          )}
+        </section>
+      );
+      break;
+    case 'welcome':
+      content = (
+        <section className="card" aria-labelledby="welcome">
+          <h2 id="welcome">Welcome</h2>
+          <Markdown text={intro?.consentMarkdown ?? ''} />
+          <div className="actions">
+            <button type="button" className="primary" autoFocus onClick={() => setPhase({ name: 'instructions' })}>
+              I agree — continue
+            </button>
+          </div>
+        </section>
+      );
+      break;
+    case 'instructions':
+      content = (
+        <section className="card" aria-labelledby="instructions">
+          <h2 id="instructions">Instructions</h2>
+          <Markdown text={intro?.instructionsMarkdown ?? ''} />
+          <div className="callout">
+            <Markdown text={intro?.questionMarkdown ?? ''} />
+          </div>
+          <p className="muted">
+            Use headphones in a quiet place. Keys: <kbd>Space</kbd> play/pause, <kbd>1</kbd>/<kbd>2</kbd> or <kbd>←</kbd>/<kbd>→</kbd> choose,{' '}
+            <kbd>Enter</kbd> confirm.
+          </p>
+          <div className="actions">
+            <button type="button" className="primary" autoFocus disabled={busy} onClick={() => void begin()}>
+              {busy ? 'Starting…' : 'Start'}
+            </button>
+          </div>
+        </section>
+      );
+      break;
+    case 'resume':
+      content = (
+        <section className="card center" aria-labelledby="resume">
+          <h2 id="resume">Welcome back</h2>
+          <p>Your earlier answers are saved. Continue where you left off.</p>
+          <button
+            type="button"
+            className="primary"
+            autoFocus
+            onClick={() => {
+              unlockAudio();
+              afterStart();
+            }}
+          >
+            Continue
+          </button>
+        </section>
+      );
+      break;
+    case 'screening':
+      content = env && (
+        <ScreeningTrial key={phase.kinds[0]} spec={{ kind: phase.kinds[0] }} env={env} finish={screeningDone} advance={() => {}} />
+      );
+      break;
+    case 'screened-out':
+      content = (
+        <section className="card center" role="alert">
+          <h2>Thank you for your time</h2>
+          <p>This study needs headphones that play a separate sound to each ear, and the check did not confirm that.</p>
+          <p>Please close this page and return the study on the platform where you found it.</p>
+        </section>
+      );
+      break;
+    case 'trials':
+      content = env && <Trials session={session} env={env} />;
+      break;
+  }
+
+  return (
+    <div className="page">
+      <header className="top">
+        <h1>{intro?.title ?? 'Listening study'}</h1>
+      </header>
+      <main>{content}</main>
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+import { useEffect, useRef } from 'react';
+import WaveSurfer from 'wavesurfer.js';
+import type { Peaks } from '../lib/media';
+
+export interface WaveformProps {
+  media: HTMLAudioElement;
+  peaks: Peaks;
+  duration: number;
+  /** Called once the waveform has been drawn. */
+  onDrawn(): void;
+  onReady?(ws: WaveSurfer): void;
+}
+
+/** The server's CSP allows inline <style> (wavesurfer's shadow DOM) only with this page's nonce. */
+const styleNonce = () => document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content || undefined;
+
+/** The clip's waveform from precomputed peaks: drawn at once, no download or decoding first. */
+export function Waveform({ media, peaks, duration, onDrawn, onReady }: WaveformProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const callbacks = useRef({ onDrawn, onReady });
+  callbacks.current = { onDrawn, onReady };
+
+  useEffect(() => {
+    if (!box.current) return;
+    const ws = WaveSurfer.create({
+      container: box.current,
+      media,
+      peaks: [peaks.data],
+      duration,
+      height: 96,
+      waveColor: '#9fb0c8',
+      progressColor: '#1d4ed8',
+      cursorColor: '#0f172a',
+      cursorWidth: 2,
+      barWidth: 2,
+      barGap: 1,
+      barRadius: 2,
+      normalize: true,
+      dragToSeek: true,
+      cspNonce: styleNonce(),
+    });
+    let drawn = false;
+    const unsub = ws.on('redrawcomplete', () => {
+      if (drawn) return;
+      drawn = true;
+      callbacks.current.onDrawn();
+    });
+    callbacks.current.onReady?.(ws);
+    return () => {
+      unsub();
+      ws.destroy();
+    };
+  }, [media, peaks, duration]);
+
+  return <div ref={box} className="waveform" aria-hidden="true" />;
+}

@@ -1,0 +1,219 @@
+/**
+ * One listener's session as the browser sees it: the trials known so far, where the listener
+ * stands, the vote outbox and the completion. The listener moves on as soon as a vote is in the
+ * outbox; the server catches up when the outbox drains. A React view subscribes to snapshots.
+ */
+import type { Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../server/contract';
+import { api, HttpError } from '../lib/api';
+import { backoffDelay, localVoteStore, VoteQueue, type QueueStatus } from '../lib/voteQueue';
+import type { PairResponse } from './trials';
+import type { TrialFeedback } from './trials/types';
+
+export interface SessionSnapshot {
+  token: string | null;
+  /** The trial the listener is on (0-based). */
+  position: number;
+  total: number;
+  trials: ReadonlyMap<number, Trial>;
+  completion: Completion | null;
+  queue: QueueStatus;
+  /** The next trial is not known yet and the session is waiting for the server. */
+  waiting: boolean;
+}
+
+const tokenKey = (study: string) => `earmark:session:${study}`;
+
+/** Where the listener stands: never behind the server, never before an answer already given. */
+export function resolvePosition(local: number, server: SessionState, pendingPositions: number[]): number {
+  const serverPos = server.trial?.position ?? (server.completion ? server.progress.total : server.progress.done);
+  const afterPending = pendingPositions.length ? Math.max(...pendingPositions) + 1 : 0;
+  return Math.max(local, serverPos, afterPending);
+}
+
+export class ListenerSession {
+  private token: string | null;
+  private position = 0;
+  private total = 0;
+  private trials = new Map<number, Trial>();
+  private completion: Completion | null = null;
+  private readonly queue: VoteQueue;
+  private listeners = new Set<() => void>();
+  private snap: SessionSnapshot;
+  private syncing = false;
+  private syncAgain = false;
+  private syncFailures = 0;
+  private syncTimer: ReturnType<typeof setTimeout> | null = null;
+  private feedbackWaiters = new Map<string, (fb: TrialFeedback | null) => void>();
+
+  constructor(
+    readonly study: string,
+    private readonly storage: Storage = localStorage,
+  ) {
+    this.token = storage.getItem(tokenKey(study));
+    this.queue = new VoteQueue({
+      store: localVoteStore(study, storage),
+      send: (v, signal) => api.vote(v.token, v.body, { signal }),
+      onSettled: (v, ack) => this.settled(v.body.voteId, ack),
+      onRejected: (v) => this.settled(v.body.voteId, null),
+      onStatus: () => this.emit(),
+      isOnline: () => navigator.onLine,
+    });
+    this.snap = this.makeSnapshot();
+    window.addEventListener('online', () => {
+      this.queue.retryNow();
+      this.sync();
+    });
+  }
+
+  subscribe = (fn: () => void): (() => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+
+  snapshot = (): SessionSnapshot => this.snap;
+
+  hasSession(): boolean {
+    return this.token !== null;
+  }
+
+  /** Picks up a session saved in this browser; false when there is none or the server forgot it. */
+  async resume(): Promise<boolean> {
+    if (!this.token) return false;
+    try {
+      const state = await api.session(this.token);
+      this.absorb(state);
+      this.queue.start();
+      return true;
+    } catch (error) {
+      if (error instanceof HttpError && (error.status === 401 || error.status === 403 || error.status === 404)) {
+        this.storage.removeItem(tokenKey(this.study));
+        this.token = null;
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  async start(external: Record<string, string>): Promise<void> {
+    if (this.token) return;
+    const reply = await api.start(this.study, external);
+    this.token = reply.token;
+    this.storage.setItem(tokenKey(this.study), reply.token);
+    this.absorb(reply.state);
+  }
+
+  /** Puts the vote in the outbox; resolves with practice feedback once acknowledged, else at once. */
+  vote(trial: Trial, response: PairResponse): Promise<TrialFeedback | null> {
+    if (!this.token) throw new Error('no session');
+    const body: VoteBody = {
+      voteId: crypto.randomUUID(),
+      position: trial.position,
+      choice: response.choice,
+      playCount: response.playCount,
+      secondsListened: response.secondsListened,
+      heardToEnd: response.heardToEnd,
+      hiddenMs: response.hiddenMs,
+      responseMs: response.responseMs,
+      clientTs: new Date().toISOString(),
+    };
+    const wantsFeedback = trial.kind === 'practice';
+    const feedback = wantsFeedback
+      ? new Promise<TrialFeedback | null>((resolve) => this.feedbackWaiters.set(body.voteId, resolve))
+      : Promise.resolve(null);
+    if (!this.queue.enqueue({ token: this.token, body })) {
+      this.feedbackWaiters.delete(body.voteId);
+      return Promise.resolve(null);
+    }
+    return feedback;
+  }
+
+  /** The trial at `position` is done; show the next one (or wait for it). */
+  advance(position: number): void {
+    this.position = Math.max(this.position, position + 1);
+    this.emit();
+    if (!this.trials.has(this.position)) this.sync();
+  }
+
+  /** Sends the headphone check's outcome, retrying until the server has it (votes wait for it). */
+  async recordScreening(body: ScreeningBody): Promise<void> {
+    for (let attempt = 1; this.token; attempt++) {
+      try {
+        await api.screening(this.token, body);
+        return;
+      } catch (error) {
+        if (error instanceof HttpError && error.status < 500 && error.status !== 408 && error.status !== 429) return;
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt, 500, 10_000)));
+      }
+    }
+  }
+
+  /** Asks the server where this listener stands (coalesced; retried with backoff on failure). */
+  sync(): void {
+    if (!this.token) return;
+    if (this.syncing) {
+      this.syncAgain = true;
+      return;
+    }
+    if (this.syncTimer !== null) clearTimeout(this.syncTimer);
+    this.syncTimer = null;
+    this.syncing = true;
+    api
+      .session(this.token)
+      .then((state) => {
+        this.syncFailures = 0;
+        this.absorb(state);
+      })
+      .catch(() => {
+        this.syncFailures += 1;
+        this.syncTimer = setTimeout(() => this.sync(), backoffDelay(this.syncFailures, 500, 10_000));
+      })
+      .finally(() => {
+        this.syncing = false;
+        if (this.syncAgain) {
+          this.syncAgain = false;
+          this.sync();
+        }
+      });
+  }
+
+  private settled(voteId: string, ack: VoteAck | null): void {
+    const waiter = this.feedbackWaiters.get(voteId);
+    this.feedbackWaiters.delete(voteId);
+    waiter?.(ack?.feedback ?? null);
+    if (ack) this.total = ack.progress.total;
+    this.sync();
+  }
+
+  private absorb(state: SessionState): void {
+    // Keep the objects already on screen: a trial's content never changes, and a new object
+    // would restart the trial the listener is in the middle of.
+    for (const t of [state.trial, state.next]) if (t && !this.trials.has(t.position)) this.trials.set(t.position, t);
+    this.total = state.progress.total;
+    this.completion = state.completion;
+    const pending = this.queue
+      .pending()
+      .filter((v) => v.token === this.token)
+      .map((v) => v.body.position);
+    this.position = resolvePosition(this.position, state, pending);
+    for (const p of this.trials.keys()) if (p < this.position - 1) this.trials.delete(p);
+    this.emit();
+  }
+
+  private makeSnapshot(): SessionSnapshot {
+    const queue = this.queue.status();
+    return {
+      token: this.token,
+      position: this.position,
+      total: this.total,
+      trials: new Map(this.trials),
+      completion: this.completion,
+      queue,
+      waiting: !this.trials.has(this.position) && !(this.completion && queue.pending === 0),
+    };
+  }
+
+  private emit(): void {
+    this.snap = this.makeSnapshot();
+    for (const fn of this.listeners) fn();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * One interface for every trial type (the jsPsych plugin idea): the session flow hands a trial
+ * its `spec` and an environment, and the trial calls `finish` exactly once with the listener's
+ * response. `finish` resolves with feedback to show (practice) or null; the trial then calls
+ * `advance` when the listener may move on. A new kind (a 1–5 rating, an audio A/B) is one more
+ * component with this signature plus one entry in the registry.
+ */
+import type { ComponentType } from 'react';
+import type { ListeningRequirement } from '../../../server/contract';
+import type { ClipCache } from '../../lib/media';
+
+export interface TrialFeedback {
+  correct: boolean;
+}
+
+export interface TrialEnv {
+  /** Created and resumed on the listener's Start press (browsers keep audio silent until a gesture). */
+  audio: AudioContext;
+  clips: ClipCache;
+  listening: ListeningRequirement;
+  /** The study's question, in Markdown. */
+  question: string;
+}
+
+export interface TrialProps<Spec, Response> {
+  spec: Spec;
+  env: TrialEnv;
+  finish(response: Response): Promise<TrialFeedback | null>;
+  advance(): void;
+}
+
+export type TrialComponent<Spec, Response> = ComponentType<TrialProps<Spec, Response>>;

@@ -1,0 +1,32 @@
+/**
+ * A real Earmark server for the browser tests, run as its own process (tsx), over a fresh temp
+ * data dir with one seeded study (real WAV files, opaque clip ids) and the built client. Prints
+ * one JSON line — url, data dir, study, the strings a listener must never see — then serves
+ * until SIGTERM. Uses the server's own test seeding until the demo study loader is merged.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestServer } from '../../server/testing/server';
+
+const args = process.argv.slice(2);
+const opt = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const study = opt('study', 'e2e-study');
+const screening = opt('screening', 'antiphase');
+
+const server = await startTestServer({
+  studies: [{ study, pairs: Number(opt('pairs', '6')), attention: Number(opt('attention', '2')), practice: Number(opt('practice', '1')) }],
+  app: { clientDir: join(root, 'dist', 'client') },
+});
+server.app.db
+  .prepare("UPDATE studies SET definition = json_set(definition, '$.screening.kind', ?) WHERE id = ?")
+  .run(screening, study);
+const [seeded] = server.seeded;
+console.log(JSON.stringify({ url: server.url, dataDir: server.dataDir, study, secrets: seeded.secrets, clipIds: seeded.clipIds }));
+
+const stop = () => void server.close().finally(() => process.exit(0));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

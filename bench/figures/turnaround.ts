@@ -35,8 +35,13 @@ async function session(page: Page, url: string): Promise<{ turnaround: number[];
     const ready = page.locator('section.trial[data-ready="true"]');
     await ready.waitFor({ timeout: 20_000 });
     const position = await ready.getAttribute('data-position');
+    const unlocked = page.locator(`section.trial[data-position="${position}"][data-unlocked="true"]`);
     await page.keyboard.press('Space');
-    await page.locator(`section.trial[data-position="${position}"][data-unlocked="true"]`).waitFor({ timeout: 20_000 });
+    // The whole clip must be heard; a listener whose playback stalled on this busy machine plays it again.
+    await unlocked.waitFor({ timeout: 8_000 }).catch(async () => {
+      await page.keyboard.press('Space');
+      await unlocked.waitFor({ timeout: 15_000 });
+    });
     await page.keyboard.press('1');
     await page.keyboard.press('Enter');
     await page.locator(`section.trial[data-position="${position}"]`).waitFor({ state: 'detached', timeout: 20_000 });
@@ -81,16 +86,6 @@ export async function benchTurnaround(options: BenchOptions): Promise<Figure[]> 
     for (let run = 0; run < options.runs; run++) {
       const context = await browser.newContext();
       const page = await context.newPage();
-      // The demo asks for the whole clip before a choice; playing at 2× halves the bench's time and
-      // changes nothing that is timed (choice → next ready comes after playback). Faster would
-      // not count: the client takes position jumps over 1 s for seeks, not listening.
-      await page.addInitScript(() => {
-        const play = HTMLMediaElement.prototype.play;
-        HTMLMediaElement.prototype.play = function (this: HTMLMediaElement) {
-          this.playbackRate = 2;
-          return play.call(this);
-        };
-      });
       const loaded: Promise<{ url: string; bytes: number; gzip: number }>[] = [];
       page.on('response', (response) => {
         const type = response.headers()['content-type'] ?? '';

@@ -1,0 +1,89 @@
+/**
+ * Audio serving: Range requests for clips through the real route (/media/clips/:id/audio: clip
+ * lookup by opaque id, stat, ETag, Range, security headers) against @fastify/static serving the
+ * very same files from the same process. Both get the identical request mix.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { importRavdess } from '../../audio-manifest';
+import { databaseFile } from '../../server/config';
+import { openDatabase } from '../../server/db/open';
+import { startBenchServer } from '../lib/child';
+import { tempDir, writeRavdessCorpus } from '../lib/corpus';
+import { judge, median, type Figure } from '../lib/figure';
+import { load, rate, type Result } from '../lib/load';
+import type { BenchOptions } from './options';
+
+const CONNECTIONS = 50;
+const SECONDS = 5;
+/** What a browser asks for: the start of the file, then seeks into it, and the tail. */
+const RANGES = ['bytes=0-', 'bytes=0-65535', 'bytes=131072-196607', 'bytes=-32768'];
+
+function rangeRequests(paths: string[]) {
+  let k = 0;
+  return [
+    {
+      method: 'GET',
+      setupRequest: (request: { path?: string; headers?: Record<string, string> }) => {
+        request.path = paths[k % paths.length];
+        request.headers = { range: RANGES[Math.floor(k / paths.length) % RANGES.length] };
+        k++;
+        return request;
+      },
+    },
+  ];
+}
+
+export async function benchAudio(options: BenchOptions): Promise<Figure[]> {
+  const dir = tempDir('audio');
+  const corpus = join(dir, 'corpus');
+  writeRavdessCorpus(corpus, { actors: 2, perActor: 12 });
+  const dataDir = join(dir, 'data');
+  const db = openDatabase(databaseFile({ dataDir }));
+  try {
+    const report = await importRavdess(db, corpus);
+    if (report.imported !== 24) throw new Error(`audio bench: import said ${report.summary()}`);
+  } finally {
+    db.close();
+  }
+  const reader = new Database(databaseFile({ dataDir }), { readonly: true });
+  const clips = reader.prepare('SELECT id, path FROM clips ORDER BY path').all() as { id: string; path: string }[];
+  reader.close();
+
+  const server = await startBenchServer({ data: dataDir, static: corpus });
+  const real = () =>
+    load({ url: server.real, connections: CONNECTIONS, duration: SECONDS, requests: rangeRequests(clips.map((c) => `/media/clips/${c.id}/audio`)) });
+  const files = () =>
+    load({ url: server.static!, connections: CONNECTIONS, duration: SECONDS, requests: rangeRequests(clips.map((c) => `/static/${c.path}`)) });
+  try {
+    await real();
+    await files();
+    const realRuns: Result[] = [];
+    const staticRuns: Result[] = [];
+    for (let run = 0; run < options.runs; run++) {
+      realRuns.push(await real());
+      staticRuns.push(await files());
+    }
+    const bad = [...realRuns, ...staticRuns].filter((r) => r.statusCodeStats['206']?.count !== r.requests.total || r.errors > 0);
+    if (bad.length) throw new Error(`audio bench: not every response was 206: ${JSON.stringify(bad.map((r) => r.statusCodeStats))}`);
+    const mb = (r: Result) => r.throughput.average / 1e6;
+    const realRates = realRuns.map(rate);
+    const staticRates = staticRuns.map(rate);
+    return [
+      judge({
+        id: 'audio.range',
+        subject: { label: 'clip Range requests/s (real route)', unit: 'req/s', runs: realRates },
+        baseline: { label: '@fastify/static', unit: 'req/s', runs: staticRates },
+        budget: { on: 'ratio', op: '>=', limit: 0.9 },
+        missReason: `the real route answers ${(median(realRates) / median(staticRates)).toFixed(2)} as many Range requests; per request it also looks the clip up in SQLite and adds the security headers`,
+        details: {
+          connections: CONNECTIONS, seconds: SECONDS, clips: clips.length, ranges: RANGES,
+          realMBps: realRuns.map(mb), staticMBps: staticRuns.map(mb),
+          realP99ms: realRuns.map((r) => r.latency.p99), staticP99ms: staticRuns.map((r) => r.latency.p99),
+        },
+      }),
+    ];
+  } finally {
+    await server.stop();
+  }
+}

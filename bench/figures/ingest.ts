@@ -1,0 +1,206 @@
+/**
+ * Vote ingest: autocannon over loopback against the real vote endpoint (zod validation, session
+ * lookup, rate-limit hooks, group commit with synchronous=FULL) and, in the same server process
+ * and build, a bare Fastify route answering {ok:true}. Every vote request is a distinct, valid
+ * vote: a bench study of 100 items is built through the study loader and the audio manifest, and
+ * each measured run gets fresh listeners started through POST /api/sessions.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { sine, wavBytes } from '../../audio-manifest/test/audio';
+import { databaseFile } from '../../server/config';
+import { StartSessionReply, type VoteBody } from '../../server/contract';
+import { openDatabase } from '../../server/db/open';
+import { setStudyStatus } from '../../studies/build';
+import { loadStudyDir } from '../../studies/load';
+import { startBenchServer } from '../lib/child';
+import { tempDir } from '../lib/corpus';
+import { judge, median, type Figure } from '../lib/figure';
+import { load, rate, type Result } from '../lib/load';
+import type { BenchOptions } from './options';
+
+const STUDY = 'bench-votes';
+const SYSTEMS = ['sys-a', 'sys-b', 'sys-c', 'sys-d', 'sys-e'];
+const UTTERANCES = 10;
+const CONNECTIONS = 100;
+
+/** A MetaSet-format study folder: 10 clips × 5 systems, every system pair on every clip = 100 items. */
+function writeBenchStudy(dir: string): string {
+  const studyDir = join(dir, STUDY);
+  mkdirSync(join(studyDir, 'audio'), { recursive: true });
+  mkdirSync(join(studyDir, 'captions'), { recursive: true });
+  const names = Array.from({ length: UTTERANCES }, (_, u) => `u${String(u).padStart(2, '0')}.wav`);
+  names.forEach((name, u) =>
+    writeFileSync(join(studyDir, 'audio', name), wavBytes({ sampleRate: 16_000, channels: [sine(0.6, 16_000, 180 + 20 * u, 0.4)] })),
+  );
+  for (const system of SYSTEMS) {
+    const records = names.map((name, u) => ({
+      wav_path: `/bench/${name}`,
+      generated_captions: { holistic_creative_synthesis: { generated_caption: `${system} hears voice ${u} speak at a steady pace.` } },
+      metadata: { source: 'bench', relative_audio_path: name, transcription: 'The bench is here.' },
+    }));
+    writeFileSync(join(studyDir, 'captions', `${system}.json`), JSON.stringify(records));
+  }
+  const pairs = SYSTEMS.flatMap((a, i) => SYSTEMS.slice(i + 1).map((b) => [a, b]));
+  const items = names.flatMap((name) =>
+    pairs.map(([a, b]) => `    - { utterance: "metaset:bench/${name}", systemA: ${a}, systemB: ${b} }`),
+  );
+  writeFileSync(
+    join(studyDir, 'study.yaml'),
+    [
+      'title: Vote ingest bench',
+      'consent: Bench.',
+      'instructions: Bench.',
+      'question: Which caption fits?',
+      'sources:',
+      ...SYSTEMS.map((s) => `  - { kind: metaset, file: captions/${s}.json, system: ${s}, audioRoot: audio }`),
+      'items:',
+      '  mode: explicit',
+      '  list:',
+      ...items,
+      'design: { kind: crossed }',
+      'targetListeners: 100000',
+      'completion: { code: BENCH }',
+      '',
+    ].join('\n'),
+  );
+  return studyDir;
+}
+
+interface Slots {
+  tokens: string[];
+  perListener: number;
+}
+
+/** Starts `listeners` sessions through the real API (not timed). */
+async function startListeners(base: string, listeners: number): Promise<Slots> {
+  const tokens: string[] = [];
+  let perListener = 0;
+  const one = async () => {
+    const response = await fetch(`${base}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ study: STUDY }),
+    });
+    if (response.status !== 201) throw new Error(`POST /api/sessions: ${response.status} ${await response.text()}`);
+    const reply = StartSessionReply.parse(await response.json());
+    tokens.push(reply.token);
+    perListener = reply.state.progress.total;
+  };
+  for (let i = 0; i < listeners; i += 8) await Promise.all(Array.from({ length: Math.min(8, listeners - i) }, one));
+  return { tokens, perListener };
+}
+
+/**
+ * The k-th request votes for listener k mod L at position ⌊k / L⌋: consecutive requests go to
+ * different listeners, and each listener answers its trials in order, as real sessions do.
+ */
+function voteRequests(slots: Slots, path = '/api/session/votes') {
+  let k = 0;
+  const clientTs = new Date().toISOString();
+  return [
+    {
+      method: 'POST',
+      path,
+      setupRequest: (request: { headers?: Record<string, string>; body?: string | Buffer }) => {
+        const listener = k % slots.tokens.length;
+        const position = Math.floor(k / slots.tokens.length);
+        k++;
+        const vote: VoteBody = {
+          voteId: randomUUID(), position, choice: k % 2 === 0 ? 1 : 2, playCount: 1, secondsListened: 0.6,
+          heardToEnd: true, hiddenMs: 0, responseMs: 1800, clientTs,
+        };
+        request.headers = { 'content-type': 'application/json', authorization: `Bearer ${slots.tokens[listener]}` };
+        request.body = JSON.stringify(vote);
+        return request;
+      },
+    },
+  ];
+}
+
+export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
+  const dir = tempDir('ingest');
+  const dataDir = join(dir, 'data');
+  const db = openDatabase(databaseFile({ dataDir }));
+  try {
+    await loadStudyDir(db, writeBenchStudy(join(dir, 'studies')));
+    setStudyStatus(db, STUDY, 'open');
+  } finally {
+    db.close();
+  }
+  const reader = new Database(databaseFile({ dataDir }), { readonly: true });
+  const countVotes = () => (reader.prepare('SELECT count(*) AS n FROM votes').get() as { n: number }).n;
+  const server = await startBenchServer({ data: dataDir });
+  const seconds = 10;
+  const voteRun = async (votes: number) => {
+    const slots = await startListeners(server.real, Math.ceil(votes / 100));
+    if (slots.perListener * slots.tokens.length < votes) throw new Error('bench study has fewer trials than planned');
+    const before = countVotes();
+    // A fixed amount, so every vote sent is answered before the run ends and acks can be counted exactly.
+    const result = await load({ url: server.real, connections: CONNECTIONS, amount: votes, requests: voteRequests(slots) });
+    return { result, stored: countVotes() - before };
+  };
+
+  try {
+    // Warm-up (not counted): JIT, page cache, and an estimate of the vote rate to size the runs.
+    let estimate = rate((await voteRun(6_000)).result);
+    // The bare route gets the same request stream (bodies, tokens), so the client's work is the same.
+    const bareSlots = await startListeners(server.real, 10);
+    const bare = () => load({ url: server.bare, connections: CONNECTIONS, duration: seconds, requests: voteRequests(bareSlots, '/bare') });
+    const bareRuns: Result[] = [];
+    const voteRuns: { result: Result; stored: number }[] = [];
+    while (voteRuns.length < options.runs) {
+      bareRuns.push(await bare());
+      // Sized for the run time at the last rate seen (plus 15%); a run that still ends early is redone.
+      let v = await voteRun(Math.ceil(estimate * seconds * 1.15));
+      for (let retry = 0; v.result.duration < seconds && retry < 3; retry++) {
+        estimate = rate(v.result);
+        v = await voteRun(Math.ceil(estimate * seconds * 1.15));
+      }
+      voteRuns.push(v);
+      estimate = rate(v.result);
+    }
+
+    const status = (r: Result) => Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count]));
+    const details = {
+      connections: CONNECTIONS,
+      runs: voteRuns.map(({ result, stored }, i) => ({
+        seconds: result.duration, votesSent: result.requests.total, acknowledged: result['2xx'], stored,
+        status: status(result), errors: result.errors, timeouts: result.timeouts,
+        voteP50ms: result.latency.p50, bareSeconds: bareRuns[i].duration, bareP99ms: bareRuns[i].latency.p99,
+      })),
+    };
+    const voteRates = voteRuns.map((v) => rate(v.result));
+    const bareRates = bareRuns.map(rate);
+    const p99 = voteRuns.map((v) => v.result.latency.p99);
+    const mismatch = voteRuns.map((v) => Math.abs(v.stored - v.result['2xx']) + v.result.non2xx + v.result.errors);
+    return [
+      judge({
+        id: 'ingest.rate',
+        subject: { label: 'vote endpoint req/s (FULL, 100 conns)', unit: 'req/s', runs: voteRates },
+        baseline: { label: 'bare route', unit: 'req/s', runs: bareRates },
+        budget: { on: 'ratio', op: '>=', limit: 0.5 },
+        missReason: `the vote route costs ${(1000 / median(voteRates)).toFixed(3)} ms of the server's single event loop per request against ${(1000 / median(bareRates)).toFixed(3)} ms for the bare route: session lookup, study definition parse, a savepoint and 5 SQL statements per vote, CSP nonces, response validation (profile in bench/README.md)`,
+        details,
+      }),
+      judge({
+        id: 'ingest.p99',
+        subject: { label: 'vote p99 latency', unit: 'ms', runs: p99 },
+        baseline: { label: 'bare route p99', unit: 'ms', runs: bareRuns.map((r) => r.latency.p99) },
+        budget: { on: 'value', op: '<=', limit: 25 },
+        missReason: `latency follows throughput (Little's law: ${CONNECTIONS} connections / ${Math.round(median(voteRates))} req/s = ${(CONNECTIONS * 1000 / median(voteRates)).toFixed(0)} ms mean); every vote of a group-commit batch waits for the whole batch`,
+      }),
+      judge({
+        id: 'ingest.durable',
+        subject: { label: '|votes in DB − 2xx acks| + refusals/errors', unit: '', runs: mismatch },
+        budget: { on: 'value', op: '<=', limit: 0 },
+        missReason: `per run (stored vs acknowledged, non-2xx, errors): ${JSON.stringify(details.runs.map((r) => [r.stored, r.acknowledged, r.status, r.errors]))}`,
+      }),
+    ];
+  } finally {
+    reader.close();
+    await server.stop();
+  }
+}

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Db } from '../server/db/open';
@@ -50,13 +49,8 @@ export function judgeIdentityFromName(file: string): Partial<JudgeIdentity> {
  */
 export function importJudgeFile(db: Db, file: string, options: JudgeOptions = {}): ImportReport {
   const report = options.report ?? new ImportReport(options.onFailure);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    report.fail(file, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message);
-    return report;
-  }
+  const text = report.readInputFile(file);
+  if (text === undefined) return report;
   const rows = file.toLowerCase().endsWith('.csv') ? csvRows(file, text, report) : jsonRows(db, file, text, options, report);
   if (!rows) return report;
   const hasUtterance = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM utterances WHERE id = ?');

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /** One file (or record) that could not be imported, and why, in words a researcher can act on. */
 export interface Failure {
   file: string;
@@ -25,6 +27,16 @@ export class ImportReport {
   warn(file: string, reason: string): void {
     this.warnings.push({ file, reason });
     this.onFailure(`${file}: warning: ${reason}`);
+  }
+
+  /** Reads an input file as UTF-8, or records why it could not be read and returns undefined. */
+  readInputFile(file: string): string | undefined {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      this.fail(file, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message);
+      return undefined;
+    }
   }
 
   count(name: string, by = 1): void {

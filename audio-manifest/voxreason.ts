@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Db } from '../server/db/open';
 import { describeIssue } from './metaset';
@@ -69,13 +68,8 @@ export interface VoxreasonOptions {
  */
 export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOptions = {}): ImportReport {
   const report = options.report ?? new ImportReport(options.onFailure);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    report.fail(file, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message);
-    return report;
-  }
+  const text = report.readInputFile(file);
+  if (text === undefined) return report;
   const utterance = db.prepare<[string], { clip_id: string | null; sha256: string | null }>(
     'SELECT u.clip_id, c.sha256 FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id WHERE u.id = ?',
   );

@@ -56,14 +56,14 @@ test('a listener completes the demo study with the keyboard only; the database a
   const choices: Choice[] = [];
   for (let n = 0; n < total; n++) {
     if (n === 3) {
-      // The screenshot for the notes: a trial with its clip heard and a caption chosen.
+      // A screenshot of a trial with its clip heard and a caption chosen, kept with the test results.
       const position = await currentTrial(page);
       await page.keyboard.press('Space');
       await expect(page.locator('section.trial[data-unlocked="true"]')).toBeVisible({ timeout: 15_000 });
       await page.keyboard.press('2');
       await expect(page.getByRole('radio', { checked: true })).toHaveCount(1);
       await page.waitForTimeout(300); // let the selection transition settle
-      await page.screenshot({ path: '/work/notes/trial.png' }).catch(() => page.screenshot({ path: 'test-results/trial.png' }));
+      await page.screenshot({ path: 'test-results/trial.png' });
       await page.keyboard.press('Enter');
       choices.push({ position, choice: 2 });
       continue;

@@ -57,7 +57,7 @@ function copyTemplate(data: string, template: string, name: string, edits: [path
     doc.setIn(path, value);
   }
   const dir = join(data, 'studies', name);
-  write(join(dir, 'study.yaml'), doc.toString().replace('../study.schema.json', '../../../studies/study.schema.json'));
+  write(join(dir, 'study.yaml'), doc.toString());
   return dir;
 }
 

@@ -79,7 +79,7 @@ class ManifestView {
         u.clipId !== null &&
         (!filter?.corpus || u.corpus === filter.corpus) &&
         (!ids || ids.has(u.id)) &&
-        Object.entries(filter?.labels ?? {}).every(([k, v]) => u.labels[k] === v),
+        Object.entries(filter?.labels ?? {}).every(([k, v]) => sameLabel(u.labels[k], v)),
     );
   }
 
@@ -96,6 +96,11 @@ class ManifestView {
   judges(): Set<string> {
     return new Set((this.db.prepare('SELECT DISTINCT judge FROM judge_scores').all() as { judge: string }[]).map((r) => r.judge));
   }
+}
+
+/** Text labels match whatever their case: corpora spell the same value differently (MetaSet `source`: vctk, VCTK). */
+function sameLabel(actual: unknown, wanted: string | number | boolean): boolean {
+  return typeof actual === 'string' && typeof wanted === 'string' ? actual.toLowerCase() === wanted.toLowerCase() : actual === wanted;
 }
 
 function parseLabels(text: string | null): Labels {
@@ -177,7 +182,9 @@ export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
       const pool = manifest.filtered(config.utterances);
       const scores = stratify ? judgeScores(manifest.judgeRows(new Set(systems)), config.judge) : new Map<string, number>();
       const captions = pool.flatMap((u) =>
-        systems.filter((s) => manifest.caption(u.id, s) !== undefined).map((system) => ({ utteranceId: u.id, system, score: scores.get(captionKey(u.id, system)) ?? null })),
+        systems
+          .filter((s) => manifest.caption(u.id, s) !== undefined)
+          .map((system) => ({ utteranceId: u.id, system, score: scores.get(captionKey(u.id, system)) ?? null, text: manifest.caption(u.id, system) })),
       );
       try {
         const result = sampleItems(captions, systems, {

@@ -47,10 +47,13 @@ async function defaultImporters(): Promise<SourceImporters> {
   return manifestImporters;
 }
 
-/** Parses and checks a study folder against the manifest without writing anything. */
+/** Parses and checks a study folder (its source paths exist, its references are in the manifest) without writing anything. */
 export function validateStudyDir(db: Db, dir: string): { studyId: string; plan: StudyPlan } {
   const studyId = studyIdOf(dir);
-  return { studyId, plan: planStudy(db, readDefinition(dir)) };
+  const parsed = readDefinition(dir);
+  // A source path that does not exist is the likelier mistake than a system missing from the manifest: say so first.
+  resolveSources(parsed, resolve(dir));
+  return { studyId, plan: planStudy(db, parsed) };
 }
 
 /**

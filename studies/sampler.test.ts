@@ -70,6 +70,21 @@ describe('sampleItems', () => {
     expect(summary.buckets).toHaveLength(1);
   });
 
+  it('never pairs two captions that read the same (a VoxReason counterfactual of a neutral clip)', () => {
+    const captions = [
+      { utteranceId: 'u1', system: 'gold', score: null, text: 'Neutral, to inform.' },
+      { utteranceId: 'u1', system: 'cf', score: null, text: 'Neutral, to inform.' },
+      { utteranceId: 'u2', system: 'gold', score: null, text: 'Angry, to confront.' },
+      { utteranceId: 'u2', system: 'cf', score: null, text: 'Neutral, to confront.' },
+    ];
+    const options = { ...reference, count: 1, minPerSystem: 1, stratify: false, anchorSystem: 'gold' };
+    const { items, summary } = sampleItems(captions, ['gold', 'cf'], options);
+    expect(items.map((i) => i.utteranceId)).toEqual(['u2']);
+    expect(summary).toMatchObject({ candidates: 1, identical: 1 });
+    expect(formatSamplerSummary(summary)).toContain('1 with identical captions left out');
+    expect(() => sampleItems(captions, ['gold', 'cf'], { ...options, count: 2 })).toThrow(/only 1 caption pairs exist .*\(1 more pair two captions that read the same\)/);
+  });
+
   it('keeps only pairs with the anchor system when one is set', () => {
     const { items, summary } = sampleItems(pool(60), SYSTEMS, { ...reference, count: 39, minPerSystem: 3, anchorSystem: 'sys00' });
     for (const it of items) expect([it.systemA, it.systemB]).toContain('sys00');

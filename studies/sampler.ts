@@ -19,6 +19,8 @@ export interface ScoredCaption {
   system: string;
   /** The chosen judge's score of this caption; null when it has none. */
   score: number | null;
+  /** The caption's text: two captions that read the same give no choice, so never pair them. */
+  text?: string;
 }
 
 export interface SamplerOptions {
@@ -56,6 +58,8 @@ export interface SamplerSummary {
   candidates: number;
   /** Pairs left out because a caption had no score for the judge. */
   unscored: number;
+  /** Pairs left out because both captions read the same (e.g. a VoxReason counterfactual that changes nothing). */
+  identical: number;
   perSystem: Record<string, number>;
   buckets: BucketSummary[];
   utterancesUsed: number;
@@ -82,7 +86,7 @@ interface Candidate {
   bucket: number;
 }
 
-function enumerate(captions: readonly ScoredCaption[], stratify: boolean): { candidates: Candidate[]; unscored: number } {
+function enumerate(captions: readonly ScoredCaption[], stratify: boolean): { candidates: Candidate[]; unscored: number; identical: number } {
   const byUtterance = new Map<string, ScoredCaption[]>();
   for (const c of captions) {
     const list = byUtterance.get(c.utteranceId) ?? [];
@@ -91,12 +95,17 @@ function enumerate(captions: readonly ScoredCaption[], stratify: boolean): { can
   }
   const candidates: Candidate[] = [];
   let unscored = 0;
+  let identical = 0;
   for (const [utteranceId, list] of [...byUtterance].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const sorted = [...list].sort((a, b) => (a.system < b.system ? -1 : 1));
     for (let i = 0; i < sorted.length; i++) {
       for (let j = i + 1; j < sorted.length; j++) {
         const [x, y] = [sorted[i], sorted[j]];
         if (x.system === y.system) continue;
+        if (x.text !== undefined && x.text === y.text) {
+          identical++;
+          continue;
+        }
         const scored = x.score !== null && y.score !== null;
         if (stratify && !scored) {
           unscored++;
@@ -106,7 +115,7 @@ function enumerate(captions: readonly ScoredCaption[], stratify: boolean): { can
       }
     }
   }
-  return { candidates, unscored };
+  return { candidates, unscored, identical };
 }
 
 /** Largest-remainder apportionment of `total` by `weights`, never giving a bucket more than its cap. */
@@ -145,14 +154,15 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   );
   const anchor = options.anchorSystem;
   const all = anchor === undefined ? enumerated.candidates : enumerated.candidates.filter((c) => c.s1 === anchor || c.s2 === anchor);
-  const unscored = enumerated.unscored;
+  const { unscored, identical } = enumerated;
   const k = options.minPerSystem;
   const nBuckets = options.stratify ? options.buckets : 1;
 
   if (options.count > all.length) {
     throw new SamplingError(
       `asked for ${options.count} items but only ${all.length} caption pairs exist over the chosen systems and utterances` +
-        (unscored > 0 ? ` (${unscored} more lack a judge score)` : ''),
+        (unscored > 0 ? ` (${unscored} more lack a judge score)` : '') +
+        (identical > 0 ? ` (${identical} more pair two captions that read the same)` : ''),
     );
   }
   if (k * systems.length > 2 * options.count) {
@@ -289,6 +299,7 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
     summary: {
       candidates: all.length,
       unscored,
+      identical,
       perSystem: Object.fromEntries(systems.map((s) => [s, perSystem.get(s)!])),
       buckets: available.map((n, b) => ({
         from: options.stratify ? lo + b * width : null,
@@ -304,7 +315,8 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
 
 /** Human-readable sampler summary for the CLI. */
 export function formatSamplerSummary(summary: SamplerSummary): string {
-  const lines = [`items per system (from ${summary.candidates} candidate pairs${summary.unscored ? `, ${summary.unscored} unscored left out` : ''}):`];
+  const left = [summary.unscored ? `${summary.unscored} unscored` : '', summary.identical ? `${summary.identical} with identical captions` : ''].filter(Boolean);
+  const lines = [`items per system (from ${summary.candidates} candidate pairs${left.length ? `, ${left.join(' and ')} left out` : ''}):`];
   for (const [system, n] of Object.entries(summary.perSystem)) lines.push(`  ${system.padEnd(28)} ${n}`);
   lines.push('items per |Δ| bucket:');
   summary.buckets.forEach((b, i) => {

@@ -47,7 +47,7 @@ export const UtteranceFilter = z
   .object({
     corpus: Text.optional(),
     ids: z.array(UtteranceId).min(1).optional(),
-    /** Exact matches on the utterance's labels JSON, e.g. { source: VCTK }. */
+    /** Matches on the utterance's labels JSON (text ignoring case), e.g. { source: VCTK }. */
     labels: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   })
   .strict();

@@ -263,6 +263,8 @@ export const BuildReport = z.object({
     .object({
       candidates: z.number(),
       unscored: z.number(),
+      /** Candidate pairs left out because both captions read the same. */
+      identical: z.number(),
       perSystem: z.record(z.string(), z.number()),
       buckets: z.array(SamplerBucket),
       utterancesUsed: z.number(),

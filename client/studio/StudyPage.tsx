@@ -30,6 +30,7 @@ function BuildSummary({ report }: { report: BuildReport }) {
       <p>
         <strong>{report.action === 'validated' ? 'Valid' : `Build: ${report.action}`}</strong> — {report.items.pair} items, {report.items.attention} attention
         checks, {report.items.practice} practice trials{report.status ? ` (status ${report.status})` : ''}.
+        {s && s.identical > 0 && ` ${s.identical} candidate pairs were left out because both captions read the same.`}
       </p>
       {s && (
         <div className="grid2">

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { VoteAck } from '../contract';
 import { GroupCommit } from '../db/group-commit';
+import { HttpError } from '../errors';
 import { openDatabase, type Db } from '../db/open';
 import { accessTokenRepository } from '../store/access-tokens';
 import { clipRepository } from '../store/clips';
@@ -40,7 +41,8 @@ export const dbPlugin = fp<DbPluginOptions>(
   async (app, options) => {
     const db = openDatabase(options.file, { synchronous: options.synchronous });
     const store = repositories(db);
-    const voteCommits = new GroupCommit(db, (input: VoteInput) => store.votes.record(input));
+    // record() throws its refusals (HttpError) before it writes anything.
+    const voteCommits = new GroupCommit(db, (input: VoteInput) => store.votes.record(input), (e) => e instanceof HttpError);
     app.decorate('db', db);
     app.decorate('store', store);
     app.decorate('voteCommits', voteCommits);

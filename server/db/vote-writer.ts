@@ -77,6 +77,10 @@ const send = (error: unknown): SentError =>
 if (!isMainThread && (workerData as Partial<WriterData> | null)?.voteWriter) {
   const { file, synchronous } = (workerData as WriterData).voteWriter;
   const db = openDatabase(file, { synchronous });
+  // Votes touch index pages all over the file (random vote and listener ids); a 64 MiB cache
+  // keeps them from being read again for every batch. (A longer checkpoint interval was tried:
+  // fewer but longer checkpoints, and p99 latency got worse.)
+  db.pragma('cache_size = -65536');
   const votes = voteRepository(db);
   // record() throws its refusals (HttpError) before it writes anything.
   const commit = batchCommitter(db, (input: VoteInput) => votes.record(input), (e) => e instanceof HttpError);

@@ -41,12 +41,15 @@ export function batchCommitter<T, R>(
       }
     }),
   );
+  // IMMEDIATE: the batch reads before it writes, and a deferred transaction whose snapshot went
+  // stale (another connection of this file committed meanwhile) would fail at its first write
+  // instead of waiting for the lock.
   return (batch) => {
     try {
-      return shared(batch);
+      return shared.immediate(batch);
     } catch (error) {
       if (!(error instanceof Isolate)) throw error;
-      return isolated(batch);
+      return isolated.immediate(batch);
     }
   };
 }

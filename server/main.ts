@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
 import { configFromEnv } from './config';
 import { loadStudyDir } from '../studies/load';
+import { setStudyStatus } from '../studies/build';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const clientDir = join(root, 'dist', 'client');
@@ -30,7 +31,7 @@ const app = await buildApp(config, { clientDir: await ensureClientBuilt() });
 if (config.demo) {
   // Idempotent: an unchanged demo is left as it is, votes included.
   const { studyId } = await loadStudyDir(app.db, join(root, 'studies', 'demo'));
-  if (app.store.studies.get(studyId)?.status === 'draft') app.store.studies.setStatus(studyId, 'open');
+  if (app.store.studies.get(studyId)?.status === 'draft') setStudyStatus(app.db, studyId, 'open');
 }
 
 const researcherToken = app.store.accessTokens.hasActive('researcher')

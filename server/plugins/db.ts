@@ -2,18 +2,18 @@ import fp from 'fastify-plugin';
 import type { VoteAck } from '../contract';
 import { GroupCommit } from '../db/group-commit';
 import { openDatabase, type Db } from '../db/open';
+import { startVoteWriter } from '../db/vote-writer';
 import { accessTokenRepository } from '../store/access-tokens';
 import { clipRepository } from '../store/clips';
 import { exportRepository } from '../store/export';
 import { sessionRepository } from '../store/sessions';
 import { studyRepository } from '../store/studies';
-import { voteRepository, type VoteInput } from '../store/votes';
+import type { VoteInput } from '../store/votes';
 
 export function repositories(db: Db) {
   return {
     studies: studyRepository(db),
     sessions: sessionRepository(db),
-    votes: voteRepository(db),
     clips: clipRepository(db),
     accessTokens: accessTokenRepository(db),
     exports: exportRepository(db),
@@ -40,12 +40,14 @@ export const dbPlugin = fp<DbPluginOptions>(
   async (app, options) => {
     const db = openDatabase(options.file, { synchronous: options.synchronous });
     const store = repositories(db);
-    const voteCommits = new GroupCommit(db, (input: VoteInput) => store.votes.record(input));
+    const writer = await startVoteWriter(options.file, options.synchronous);
+    const voteCommits = new GroupCommit((batch: VoteInput[]) => writer.commit(batch));
     app.decorate('db', db);
     app.decorate('store', store);
     app.decorate('voteCommits', voteCommits);
     app.addHook('onClose', async () => {
-      voteCommits.flush();
+      await voteCommits.drain();
+      await writer.close();
       db.close();
     });
   },

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { withPageNonces } from '../plugins/security';
 
 /**
  * The built client (dist/client): assets as static files, and index.html for the app's own
@@ -17,7 +18,7 @@ export const clientRoutes: FastifyPluginAsync<{ root: string }> = async (app, { 
     allowedPath: (path) => path !== '/index.html',
   });
   const page = async (_request: unknown, reply: FastifyReply) => {
-    const nonce = (reply.cspNonce as { style: string } | null)?.style ?? '';
+    const nonce = withPageNonces(reply).style;
     return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-cache')

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ExportBundle, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
 import { bundleFiles } from '../bundle';
-import { notFound } from '../errors';
+import { conflict, notFound } from '../errors';
+import { setStudyStatus } from '../../studies/build';
 
 const StudyParams = z.object({ study: StudyId });
 
@@ -23,7 +24,12 @@ export const studioRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { params: StudyParams, body: StudyStatusBody, response: { 200: StudioStudy } },
     },
     async (request) => {
-      if (!app.store.studies.setStatus(request.params.study, request.body.status)) throw unknownStudy();
+      if (!app.store.studies.get(request.params.study)) throw unknownStudy();
+      try {
+        setStudyStatus(app.db, request.params.study, request.body.status);
+      } catch (error) {
+        throw conflict('status_refused', (error as Error).message, 'status');
+      }
       return app.store.studies.list().find((s) => s.id === request.params.study)!;
     },
   );

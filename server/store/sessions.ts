@@ -43,7 +43,7 @@ export function sessionRepository(db: Db) {
     WHERE a.listener_id = ? ORDER BY a.position`);
   const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
 
-  const create = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null) => {
+  const createListener = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null) => {
     const token = randomBytes(32).toString('base64url');
     const listenerId = randomUUID();
     // Only what the study asked to record: a link may carry anything.
@@ -63,7 +63,9 @@ export function sessionRepository(db: Db) {
   });
 
   return {
-    create,
+    /** IMMEDIATE: votes are written by another connection (the vote writer) of the same file. */
+    create: (study: StudyRow, external: Record<string, string>, userAgent: string | null) =>
+      createListener.immediate(study, external, userAgent),
     byToken(token: string): ListenerRow | undefined {
       const row = byTokenHash.get(hashSessionToken(token));
       return (

@@ -59,9 +59,13 @@ export function studyRepository(db: Db) {
       (SELECT count(*) FROM listeners l WHERE l.study_id = s.id AND l.completed_at IS NOT NULL) AS completed,
       (SELECT count(*) FROM votes v JOIN listeners l ON l.id = v.listener_id WHERE l.study_id = s.id) AS votes
     FROM studies s ORDER BY s.created_at, s.id`);
-  const updateStatus = db.prepare<[StudyStatus, string, string]>(
-    'UPDATE studies SET status = ?, updated_at = ? WHERE id = ?',
-  );
+  // Parsed rows by id, reused while the stored row is unchanged. The row is still read on every
+  // get, so a change by any writer (studio, `npm run study`, another process) shows at once;
+  // comparing the text is far cheaper than parsing and validating the definition again.
+  const parsed = new Map<string, { raw: RawStudy; row: StudyRow }>();
+  const sameRow = (a: RawStudy, b: RawStudy) =>
+    a.definition === b.definition && a.status === b.status && a.title === b.title &&
+    a.updated_at === b.updated_at && a.created_at === b.created_at;
 
   const toRow = (raw: RawStudy): StudyRow => ({
     id: raw.id,
@@ -75,12 +79,14 @@ export function studyRepository(db: Db) {
   return {
     get(id: string): StudyRow | undefined {
       const raw = byId.get(id);
-      return raw && toRow(raw);
+      if (!raw) return undefined;
+      const cached = parsed.get(id);
+      if (cached && sameRow(cached.raw, raw)) return cached.row;
+      const row = toRow(raw);
+      parsed.set(id, { raw, row });
+      return row;
     },
     list: (): StudySummary[] => all.all(),
-    setStatus(id: string, status: StudyStatus): boolean {
-      return updateStatus.run(status, new Date().toISOString(), id).changes === 1;
-    },
     intro(study: StudyRow): StudyIntro {
       const d = study.definition;
       return {

@@ -29,19 +29,26 @@ export function voteRepository(db: Db) {
   const byId = db.prepare<[string], StoredVote>(`
     SELECT v.rowid, v.listener_id, v.position, v.first, v.chosen, v.server_ts, i.kind, i.expected
     FROM votes v JOIN items i ON i.id = v.item_id WHERE v.id = ?`);
-  const assignment = db.prepare<
-    [string, number],
-    { item_id: string; first: 'a' | 'b'; status: string; answered: 0 | 1 }
+  // Everything a new vote needs in one statement: the trial, whether it is answered, whether the
+  // vote id was seen before (then the slow path below replays or refuses it), and the progress.
+  const trialFor = db.prepare<
+    [string, string, number], // vote id, listener id, position
+    {
+      item_id: string; first: 'a' | 'b'; kind: string; expected: 'a' | 'b' | null; status: string;
+      answered: 0 | 1; seen: 0 | 1; done: number; total: number;
+    }
   >(`
-    SELECT a.item_id, a.first, s.status,
-           EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id) AS answered
+    SELECT a.item_id, a.first, i.kind, i.expected, s.status,
+           EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id) AS answered,
+           EXISTS (SELECT 1 FROM votes v WHERE v.id = ?) AS seen,
+           (SELECT count(*) FROM votes v WHERE v.listener_id = a.listener_id) AS done,
+           (SELECT count(*) FROM assignments t WHERE t.listener_id = a.listener_id) AS total
     FROM assignments a JOIN items i ON i.id = a.item_id JOIN studies s ON s.id = i.study_id
     WHERE a.listener_id = ? AND a.position = ?`);
   const insert = db.prepare(`
     INSERT INTO votes (id, listener_id, item_id, position, first, chosen, play_count, seconds_listened,
                        heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
-    VALUES (@id, @listener_id, @item_id, @position, @first, @chosen, @play_count, @seconds_listened,
-            @heard_to_end, @hidden_ms, @response_ms, @client_ts, @server_ts)`);
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // Counting by rowid makes a replayed acknowledgement report the progress of the original one.
   const doneUpTo = db.prepare<[string, number], { n: number }>(
     'SELECT count(*) AS n FROM votes WHERE listener_id = ? AND rowid <= ?',
@@ -51,52 +58,54 @@ export function voteRepository(db: Db) {
     UPDATE listeners SET completed_at = ?, completion_code = ?
     WHERE id = ? AND completed_at IS NULL`);
 
-  const ack = (voteId: string, stored: StoredVote): VoteAck => ({
+  const feedback = (kind: string, expected: 'a' | 'b' | null, chosen: 'a' | 'b') =>
+    kind === 'practice' && expected ? { correct: chosen === expected } : null;
+
+  /** The acknowledgement of a vote already stored, as it was first given. */
+  const replay = (voteId: string, stored: StoredVote): VoteAck => ({
     voteId,
     position: stored.position,
     serverTs: stored.server_ts,
     progress: { done: doneUpTo.get(stored.listener_id, stored.rowid)!.n, total: total.get(stored.listener_id)!.n },
-    feedback:
-      stored.kind === 'practice' && stored.expected ? { correct: stored.chosen === stored.expected } : null,
+    feedback: feedback(stored.kind, stored.expected, stored.chosen),
   });
 
   return {
-    /** Records one vote (inside the group-commit transaction) or throws the refusal. */
+    /**
+     * Records one vote (inside the group-commit transaction) or throws the refusal. Refusals are
+     * thrown before the only writes (the insert, then the completion), which group commit relies on.
+     */
     record({ listener, vote, completionCode }: VoteInput): VoteAck {
-      const previous = byId.get(vote.voteId);
-      if (previous) {
-        const sameVote =
-          previous.listener_id === listener.id &&
-          previous.position === vote.position &&
-          previous.chosen === chosenCaption(previous.first, vote.choice);
-        if (!sameVote) throw conflict('vote_id_reused', 'this vote id was already used for a different vote', 'voteId');
-        return ack(vote.voteId, previous);
+      const trial = trialFor.get(vote.voteId, listener.id, vote.position);
+      if (!trial || trial.seen) {
+        const previous = byId.get(vote.voteId);
+        if (previous) {
+          const sameVote =
+            previous.listener_id === listener.id &&
+            previous.position === vote.position &&
+            previous.chosen === chosenCaption(previous.first, vote.choice);
+          if (!sameVote) throw conflict('vote_id_reused', 'this vote id was already used for a different vote', 'voteId');
+          return replay(vote.voteId, previous);
+        }
       }
-      const trial = assignment.get(listener.id, vote.position);
       if (!trial) throw new HttpError(403, 'not_assigned', 'no trial at this position in your session', 'position');
       if (trial.status === 'closed') throw conflict('study_closed', 'this study is closed and takes no more votes');
       if (trial.answered) throw conflict('already_answered', 'this trial was already answered', 'position');
-      insert.run({
-        id: vote.voteId,
-        listener_id: listener.id,
-        item_id: trial.item_id,
+      const chosen = chosenCaption(trial.first, vote.choice);
+      const serverTs = new Date().toISOString();
+      insert.run(
+        vote.voteId, listener.id, trial.item_id, vote.position, trial.first, chosen, vote.playCount,
+        vote.secondsListened, vote.heardToEnd ? 1 : 0, vote.hiddenMs, vote.responseMs, vote.clientTs, serverTs,
+      );
+      const done = trial.done + 1;
+      if (done === trial.total) complete.run(serverTs, completionCode, listener.id);
+      return {
+        voteId: vote.voteId,
         position: vote.position,
-        first: trial.first,
-        chosen: chosenCaption(trial.first, vote.choice),
-        play_count: vote.playCount,
-        seconds_listened: vote.secondsListened,
-        heard_to_end: vote.heardToEnd ? 1 : 0,
-        hidden_ms: vote.hiddenMs,
-        response_ms: vote.responseMs,
-        client_ts: vote.clientTs,
-        server_ts: new Date().toISOString(),
-      });
-      const stored = byId.get(vote.voteId)!;
-      const result = ack(vote.voteId, stored);
-      if (result.progress.done === result.progress.total) {
-        complete.run(new Date().toISOString(), completionCode, listener.id);
-      }
-      return result;
+        serverTs,
+        progress: { done, total: trial.total },
+        feedback: feedback(trial.kind, trial.expected, chosen),
+      };
     },
   };
 }

@@ -61,6 +61,16 @@ describe('researcher and analyst access', () => {
     const badStatus = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'gone' } });
     expect(badStatus.body).toMatchObject({ error: 'invalid_request', field: 'status' });
     expect((await call(`${server.url}/api/studio/studies/nope/status`, { token: researcher, body: { status: 'open' } })).status).toBe(404);
+    // The route keeps the study's status rules: draft is never a target, and closed is final.
+    const toDraft = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'draft' } });
+    expect(toDraft.status).toBe(409);
+    expect(toDraft.body).toMatchObject({ error: 'status_refused', field: 'status' });
+    const closed = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'closed' } });
+    expect(closed.body.status).toBe('closed');
+    const reopen = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'open' } });
+    expect(reopen.status).toBe(409);
+    expect(reopen.body.message).toMatch(/closed study stays closed/);
+    expect((await call(`${server.url}/api/studio/studies`, { token: analyst })).body.studies[0].status).toBe('closed');
 
     const exported = await call(`${server.url}/api/studio/studies/access/export`, { token: analyst });
     expect(exported.status).toBe(200);

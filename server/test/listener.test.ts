@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
+import { databaseFile } from '../config';
+import { openDatabase } from '../db/open';
+import { setStudyStatus } from '../../studies/build';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -143,5 +146,26 @@ describe('listener flow', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.progress.done).toBe(0);
     expect((await call(`${server.url}/api/session/votes`, { token, body: voteFor(0) })).status).toBe(200);
+  });
+
+  it('sees a study change made through another connection on the next request', async () => {
+    // As `npm run study -- pause` does from its own process, while the server keeps serving.
+    const other = openDatabase(databaseFile({ dataDir: server.dataDir }));
+    try {
+      const { token } = await start('flow');
+      setStudyStatus(other, 'flow', 'paused');
+      expect((await call(`${server.url}/api/sessions`, { body: { study: 'flow' } })).body.error).toBe('study_not_open');
+      setStudyStatus(other, 'flow', 'open');
+      await start('flow');
+      // Even an edit that leaves updated_at as it was is picked up.
+      const require = (on: boolean) =>
+        other.prepare("UPDATE studies SET definition = json_set(definition, '$.screening.required', json(?)) WHERE id = 'flow'").run(String(on));
+      require(true);
+      expect((await call(`${server.url}/api/session/votes`, { token, body: voteFor(0) })).body.error).toBe('screening_required');
+      require(false);
+      expect((await call(`${server.url}/api/session/votes`, { token, body: voteFor(0) })).status).toBe(200);
+    } finally {
+      other.close();
+    }
   });
 });

@@ -251,9 +251,13 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
   const researcher = () => jsonHeaders(researcherToken);
   const studio = (study: string, rest = '') => `/api/studio/studies/${study}${rest}`;
   /** For routes that take a :study: bad names (400) and unknown studies (404), with `extra` after the name. */
-  const studyParams = (prefix: string, rest: string, token: () => string, body?: () => string) =>
-    fc.oneof(badSegment, unknownStudy).map((s) => (body ? { path: `${prefix}${s}${rest}`, headers: jsonHeaders(token()), body: body() } : { path: `${prefix}${s}${rest}`, headers: bearer(token()) }));
-  const create = () => ({ name: `zz-new-${Math.floor(Math.random() * 1e9)}`, template: 'metaset-caption-preference' });
+  const studyParams = (prefix: string, rest: string, role: Role, body?: () => string) =>
+    fc.tuple(fc.oneof(badSegment, unknownStudy), fc.boolean()).map(([s, asAnalyst]) => {
+      const token = role === 'reader' && asAnalyst ? analystToken : researcherToken;
+      return body ? { path: `${prefix}${s}${rest}`, headers: jsonHeaders(token), body: body() } : { path: `${prefix}${s}${rest}`, headers: bearer(token) };
+    });
+  let fresh = 0;
+  const create = () => ({ name: `zz-new-${++fresh}`, template: 'metaset-caption-preference' });
   const upload = () => ({ kind: 'captions', name: `${ESCAPE}.csv`, content: 'utterance_id,system\n' });
   const templateBody = () => json({ yaml: templateYaml });
   const bodyEnvelope = (path: string, whole: () => string) =>
@@ -316,10 +320,10 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       fc.oneof(notAString, nanLike, oddString.filter((s) => !['draft', 'open', 'paused', 'closed'].includes(s))).map((status) => ({
         path: studio('fuzz', '/status'), body: json({ status }), headers: researcher(),
       })),
-      studyParams('/api/studio/studies/', '/status', () => researcherToken, () => json({ status: 'paused' })),
+      studyParams('/api/studio/studies/', '/status', 'researcher', () => json({ status: 'paused' })),
       bodyEnvelope(studio('fuzz', '/status'), () => json({ status: 'paused' })),
     ) },
-    { route: 'GET /api/studio/studies/:study/export', shots: studyParams('/api/studio/studies/', '/export', () => (Math.random() < 0.5 ? researcherToken : analystToken)) },
+    { route: 'GET /api/studio/studies/:study/export', shots: studyParams('/api/studio/studies/', '/export', 'reader') },
 
     /* Studio: create, edit, upload, validate, build, clone, run */
     { route: 'GET /api/studio/templates', shots: fc.constant(null).map(() => ({ path: '/api/studio/templates', headers: bearer(analystToken) })) },
@@ -339,11 +343,11 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
     // Refused study.yaml texts get extra weight: the parser is the most intricate input handling.
     { route: 'POST /api/studio/studies', weight: 4, shots: badYaml.map((yaml) => ({ path: '/api/studio/studies', body: json({ name: create().name, yaml }), headers: researcher() })) },
     { route: 'PUT /api/studio/studies/:study/definition', weight: 4, shots: badYaml.map((yaml) => ({ method: 'PUT' as const, path: studio(DRAFT, '/definition'), body: json({ yaml }), headers: researcher() })) },
-    { route: 'GET /api/studio/studies/:study', shots: studyParams('/api/studio/studies/', '', () => researcherToken) },
+    { route: 'GET /api/studio/studies/:study', shots: studyParams('/api/studio/studies/', '', 'researcher') },
     { route: 'PUT /api/studio/studies/:study/definition', shots: fc.oneof(
       badYaml.map((yaml) => ({ path: studio(DRAFT, '/definition'), body: json({ yaml }), headers: researcher() })),
       badYaml.map((yaml) => ({ path: studio('fuzz', '/definition'), body: json({ yaml }), headers: researcher() })),
-      studyParams('/api/studio/studies/', '/definition', () => researcherToken, templateBody),
+      studyParams('/api/studio/studies/', '/definition', 'researcher', templateBody),
       mutated(() => ({ yaml: templateYaml }), { yaml: fc.oneof(notAString, nanLike.filter((v) => v !== '' && v !== null).map((v) => ({ v }))) })
         .map((body) => ({ path: studio(DRAFT, '/definition'), body: json(body), headers: researcher() })),
       // Over a million characters but under the 2 MB body limit in bytes.
@@ -360,7 +364,7 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       fc.tuple(fc.constantFrom('captions', 'judges'), notJson).map(([kind, content]) => ({
         path: studio(DRAFT, '/files'), body: json({ kind, name: `${ESCAPE}.json`, content }), headers: researcher(),
       })),
-      studyParams('/api/studio/studies/', '/files', () => researcherToken, () => json(upload())),
+      studyParams('/api/studio/studies/', '/files', 'researcher', () => json(upload())),
       fc.constant(null).map(() => ({ path: studio('fuzz', '/files'), body: json(upload()), headers: researcher() })),
       bodyEnvelope(studio(DRAFT, '/files'), () => json(upload())),
     ) },
@@ -368,12 +372,12 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       mutated(() => ({ audioRoot: 'audio' }), {
         audioRoot: fc.oneof(fc.constant(''), notAString, fc.integer({ min: 4097, max: 12_000 }).map((n) => 'a'.repeat(n))),
       }).map((body) => ({ path: studio(DRAFT, '/sources'), body: json(body), headers: researcher() })),
-      studyParams('/api/studio/studies/', '/sources', () => researcherToken, () => json({ audioRoot: `../../${ESCAPE}` })),
+      studyParams('/api/studio/studies/', '/sources', 'researcher', () => json({ audioRoot: `../../${ESCAPE}` })),
       fc.constant(null).map(() => ({ path: studio(DRAFT, '/sources'), body: json({ audioRoot: 'x'.repeat(20_000) }), headers: researcher() })),
       bodyEnvelope(studio(DRAFT, '/sources'), () => json({ audioRoot: 'audio' })),
     ) },
     ...(['validate', 'build'] as const).map((step) => ({ route: `POST /api/studio/studies/:study/${step}`, shots: fc.oneof(
-      studyParams('/api/studio/studies/', `/${step}`, () => researcherToken),
+      studyParams('/api/studio/studies/', `/${step}`, 'researcher'),
       fc.tuple(fc.oneof(badSegment, unknownStudy), wrongTypes, oddString).map(([s, type, body]) => ({
         path: studio(s, `/${step}`), body, headers: { 'content-type': type, ...bearer(researcherToken) },
       })),
@@ -384,7 +388,7 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       mutated(() => ({ name: 'zz-clone' }), { name: fc.oneof(notAString, badStudyName) })
         .map((body) => ({ path: studio(DRAFT, '/clone'), body: json(body), headers: researcher() })),
       fc.tuple(fc.constantFrom('fuzz', DRAFT), fc.constantFrom('fuzz', DRAFT)).map(([from, name]) => ({ path: studio(from, '/clone'), body: json({ name }), headers: researcher() })),
-      studyParams('/api/studio/studies/', '/clone', () => researcherToken, () => json({ name: `zz-clone-${Math.floor(Math.random() * 1e9)}` })),
+      studyParams('/api/studio/studies/', '/clone', 'researcher', () => json({ name: `zz-clone-${++fresh}` })),
       bodyEnvelope(studio(DRAFT, '/clone'), () => json({ name: 'zz-clone' })),
     ) },
     { route: 'POST /api/studio/studies/:study/:action', shots: fc.oneof(
@@ -401,18 +405,18 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       fc.constantFrom('open', 'pause', 'close').chain((action) => refusedEnvelope(studio('fuzz', `/${action}`))),
     ) },
     { route: 'GET /api/studio/studies/:study/preview', shots: fc.oneof(
-      studyParams('/api/studio/studies/', '/preview', () => researcherToken),
+      studyParams('/api/studio/studies/', '/preview', 'researcher'),
       fc.constant({ path: studio(DRAFT, '/preview'), headers: bearer(researcherToken) }),
     ) },
 
     /* Reports */
-    { route: 'GET /api/studio/studies/:study/dashboard', shots: studyParams('/api/studio/studies/', '/dashboard', () => (Math.random() < 0.5 ? researcherToken : analystToken)) },
+    { route: 'GET /api/studio/studies/:study/dashboard', shots: studyParams('/api/studio/studies/', '/dashboard', 'reader') },
     { route: 'GET /api/reports/:study', shots: fc.oneof(
-      studyParams('/api/reports/', '', () => (Math.random() < 0.5 ? researcherToken : analystToken)),
+      studyParams('/api/reports/', '', 'reader'),
       fc.constant({ path: `/api/reports/${DRAFT}`, headers: bearer(analystToken) }),
     ) },
     { route: 'POST /api/reports/:study/html-link', shots: fc.oneof(
-      studyParams('/api/reports/', '/html-link', () => (Math.random() < 0.5 ? researcherToken : analystToken)),
+      studyParams('/api/reports/', '/html-link', 'reader'),
       refusedEnvelope('/api/reports/fuzz/html-link'),
     ) },
     { route: 'GET /api/reports/:study/html', shots: fc.oneof(
@@ -420,7 +424,7 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), fc.string({ minLength: 1, maxLength: 10 })).map(([a, b]) => ({
         path: `/api/reports/fuzz/html?ticket=${enc(a)}&ticket=${enc(b)}`, headers: {},
       })),
-      studyParams('/api/reports/', '/html', () => researcherToken),
+      studyParams('/api/reports/', '/html', 'researcher'),
       badSegment.map((s) => ({ path: `/api/reports/${s}/html?ticket=forged`, headers: {} })),
     ) },
 

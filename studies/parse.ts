@@ -5,7 +5,7 @@
  * at the line of the offending value too.
  */
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { StudyDefinition } from './schema';
 
@@ -85,7 +85,7 @@ export function parseStudyYaml(text: string, file = 'study.yaml'): ParsedStudy {
     );
   }
   const at = locator(doc, lines, file);
-  const result = StudyDefinition.safeParse(doc.toJS() ?? {}, { reportInput: true });
+  const result = StudyDefinition.safeParse(plainValue(doc, lines, file) ?? {}, { reportInput: true });
   if (!result.success) {
     const problems: DefinitionProblem[] = [];
     for (const issue of result.error.issues) {
@@ -101,6 +101,28 @@ export function parseStudyYaml(text: string, file = 'study.yaml'): ParsedStudy {
     throw new StudyDefinitionError(problems);
   }
   return { definition: result.data, problemAt: (path, message) => at(path, message) };
+}
+
+/**
+ * The document as plain data. The yaml library refuses to expand an alias bomb (aliases that
+ * multiply to an enormous value) with a ReferenceError rather than a document error; report it at
+ * the first alias like any other problem.
+ */
+function plainValue(doc: Document, lines: LineCounter, file: string): unknown {
+  try {
+    return doc.toJS();
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    let offset = 0;
+    visit(doc, {
+      Alias(_, node) {
+        offset = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    const { line, col } = lines.linePos(offset);
+    throw new StudyDefinitionError([{ file, line, column: col, field: '', message: `YAML: ${error.message}` }]);
+  }
 }
 
 export function readStudyYaml(path: string, displayName = 'study.yaml'): ParsedStudy {

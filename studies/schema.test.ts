@@ -70,6 +70,12 @@ describe('parseStudyYaml', () => {
     expect(problems('title: [unclosed\n')[0]).toMatch(/^study\.yaml:\d+:\d+ \(top level\): YAML syntax: /);
     expect(problems(`${minimal}title: again\n`)[0]).toMatch(/YAML syntax: Map keys must be unique/);
   });
+
+  it('refuses an alias bomb at its first alias instead of expanding it', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 12; i++) levels.push(`${'abcdefghijkl'[i]}: &${'abcdefghijkl'[i]} [${Array(10).fill(`*${'abcdefghijkl'[i - 1]}`).join(', ')}]`);
+    expect(problems(`${levels.join('\n')}\n${minimal}`)[0]).toMatch(/^study\.yaml:2:\d+ \(top level\): YAML: /);
+  });
 });
 
 describe('study.schema.json', () => {

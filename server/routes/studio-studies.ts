@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LineCounter, parseDocument, stringify, visit } from 'yaml';
+import { stringify } from 'yaml';
 import {
   BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles,
   StudyId, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadStudyFileBody, UseUploadedSourcesBody,
@@ -12,7 +12,7 @@ import { liveRepository } from '../store/live';
 import { sourcesFromUploads, studyFolders, studyTemplates } from '../store/study-folders';
 import { setStudyStatus, planStudy, StudyLockedError } from '../../studies/build';
 import { loadStudyDir, type BuildSummary } from '../../studies/load';
-import { parseStudyYaml, StudyDefinitionError, type ParsedStudy } from '../../studies/parse';
+import { parseStudyYaml, StudyDefinitionError } from '../../studies/parse';
 import { readStudyDefinition } from '../../studies/settings';
 import { resolveSources, runSources } from '../../studies/sources';
 
@@ -49,28 +49,6 @@ function definitionError(reply: FastifyReply, error: StudyDefinitionError) {
     field: first?.field || undefined,
     problems: error.problems,
   });
-}
-
-/**
- * parseStudyYaml, with the yaml library's refusal to expand an alias bomb (a ReferenceError, not
- * a document error) turned into a problem located at the first alias, so the request is a 400.
- */
-function parseDefinition(text: string, file: string): ParsedStudy {
-  try {
-    return parseStudyYaml(text, file);
-  } catch (error) {
-    if (!(error instanceof ReferenceError)) throw error;
-    const lines = new LineCounter();
-    let offset = 0;
-    visit(parseDocument(text, { lineCounter: lines }), {
-      Alias(_, node) {
-        offset = node.range?.[0] ?? 0;
-        return visit.BREAK;
-      },
-    });
-    const { line, col } = lines.linePos(offset);
-    throw new StudyDefinitionError([{ file, line, column: col, field: '', message: `YAML: ${error.message}` }]);
-  }
 }
 
 function lockedError(error: StudyLockedError, studyId: string): HttpError {
@@ -166,7 +144,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
         if (text === undefined) throw new HttpError(400, 'unknown_template', `no template named ${template}`, 'template');
       }
       try {
-        parseDefinition(text!, `${name}/study.yaml`);
+        parseStudyYaml(text!, `${name}/study.yaml`);
       } catch (error) {
         if (error instanceof StudyDefinitionError) return definitionError(reply, error);
         throw error;
@@ -186,7 +164,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
     async (request, reply) => {
       const { study } = request.params;
       try {
-        parseDefinition(request.body.yaml, `${study}/study.yaml`);
+        parseStudyYaml(request.body.yaml, `${study}/study.yaml`);
         await serially(study, async () => {
           const previous = folders.readYaml(study);
           folders.writeYaml(study, request.body.yaml);
@@ -233,7 +211,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
       const { study } = request.params;
       const yaml = sourcesFromUploads(folders.readYaml(study), folders.files(study), request.body.audioRoot);
       try {
-        parseDefinition(yaml, `${study}/study.yaml`);
+        parseStudyYaml(yaml, `${study}/study.yaml`);
       } catch (error) {
         if (error instanceof StudyDefinitionError) return definitionError(reply, error);
         throw error;

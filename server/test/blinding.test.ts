@@ -61,7 +61,13 @@ describe('blinding', () => {
       'attention', 'expected', 'system', 'judge', 'ravdess', 'Actor_', '.wav', 'labels',
     ];
     const everything = received.join('\n');
-    for (const secret of forbidden) expect(everything.includes(secret), `leaked: ${secret}`).toBe(false);
+    for (const secret of forbidden) {
+      // A score such as 8.25 is a leak as a number of its own, not as digits inside a peak like -0.182513.
+      const leaked = /^-?\d+(\.\d+)?$/.test(secret)
+        ? new RegExp(`(?<![\\d.])${secret.replace(/[.-]/g, '\\$&')}(?!\\d)`).test(everything)
+        : everything.includes(secret);
+      expect(leaked, `leaked: ${secret}`).toBe(false);
+    }
   });
 
   it('sends a strict CSP without inline scripts, with a style nonce handed to the page', async () => {

@@ -4,7 +4,7 @@ import { databaseFile, type Config } from './config';
 import { audioPlugin } from './plugins/audio';
 import { authPlugin } from './plugins/auth';
 import { dbPlugin } from './plugins/db';
-import { defaultRateLimits, securityPlugin, type RateLimits } from './plugins/security';
+import { clientError, defaultRateLimits, frameworkError, securityPlugin, type RateLimits } from './plugins/security';
 import { clientRoutes } from './routes/client';
 import { listenerRoutes } from './routes/listener';
 import { mediaRoutes } from './routes/media';
@@ -28,6 +28,8 @@ export async function buildApp(
     // Votes and session starts are a few hundred bytes; nothing the API takes is bigger.
     bodyLimit: 16 * 1024,
     forceCloseConnections: 'idle',
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import helmet, { contentSecurityPolicy } from 'helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -76,6 +77,34 @@ const STATUS_CODES: Record<number, string> = {
   431: 'headers_too_large',
 };
 
+/** The `{ error, message }` code for a refusal that carries only an HTTP status. */
+const errorCode = (status: number): string => STATUS_CODES[status] ?? 'bad_request';
+
+/**
+ * Refusals the router makes before any hook runs (a malformed percent-encoding, a path parameter
+ * over the length limit): answered in the API's error shape like every other refusal.
+ */
+export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode ?? 400;
+  reply.code(status).send({ error: error.code === 'FST_ERR_BAD_URL' ? 'bad_url' : errorCode(status), message: error.message });
+}
+
+/**
+ * Requests Node's HTTP parser refuses (headers too large, malformed request lines) never reach
+ * Fastify; answer them on the socket in the same `{ error, message }` shape, then close it.
+ */
+export function clientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'HPE_URI_TOO_LONG' ? 414 : 400;
+  const body = JSON.stringify({ error: errorCode(status), message: status === 431 ? 'the request headers are too large' : 'the request could not be parsed' });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+
 export const securityPlugin = fp<{ rateLimits: RateLimits }>(
   async (app, { rateLimits }) => {
     // One helmet middleware built up front: the headers are the same for every answer, so
@@ -126,7 +155,7 @@ export const securityPlugin = fp<{ rateLimits: RateLimits }>(
       if (status >= 400 && status < 500) {
         const code = error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
           ? 'malformed_json'
-          : (STATUS_CODES[status] ?? 'bad_request');
+          : errorCode(status);
         return reply.code(status).send({ error: code, message: error.message });
       }
       request.log.error({ err: error }, 'request failed');

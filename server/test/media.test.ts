@@ -85,3 +85,17 @@ describe('clip audio', () => {
     expect(raw.body.error).toBe('not_found');
   });
 });
+
+describe('refusals made before any route runs', () => {
+  it('answer in the API error shape: a bad percent-encoding, an over-long id, oversized headers', async () => {
+    const badUrl = await call(`${server.url}/media/clips/%E0%A4%A/audio`);
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body).toMatchObject({ error: 'bad_url', message: expect.any(String) });
+    const longId = await call(`${server.url}/media/clips/${'c'.repeat(500)}/audio`);
+    expect(longId.status).toBe(414);
+    expect(longId.body).toMatchObject({ error: 'uri_too_long', message: expect.any(String) });
+    const bigHeaders = await fetch(`${server.url}/media/clips/x/audio`, { headers: { 'x-padding': 'x'.repeat(20_000) } });
+    expect(bigHeaders.status).toBe(431);
+    expect(await bigHeaders.json()).toEqual({ error: 'headers_too_large', message: 'the request headers are too large' });
+  });
+});

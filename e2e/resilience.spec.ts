@@ -39,6 +39,8 @@ test('offline for 30 s mid-session: the listener keeps going, votes drain in ord
   expect(await currentTrial(page)).toBe(9);
   await expect(page.locator('.save-status')).toHaveAttribute('data-pending', '0');
   expect(server.votes().map((v) => v.position)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  // Drained in order: stored (rowid order) as answered.
+  expect(server.sql<{ position: number }>('SELECT position FROM votes ORDER BY rowid').map((v) => v.position)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
 
   while (choices.length < 12) choices.push(await answerByKeyboard(page, choices.length % 2 ? 2 : 1));
   await expect(page.getByTestId('completion-code')).toBeVisible();

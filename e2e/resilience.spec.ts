@@ -15,12 +15,12 @@ function expectNoDuplicates(votes: Array<{ id: string; item_id: string }>) {
 }
 
 test('offline for 30 s mid-session: the listener keeps going, votes drain in order on reconnect', async ({ page, context }) => {
-  server = await startServer({ pairs: 6 });
+  server = await startServer({ pairs: 9 });
   await startByKeyboard(page, `${server.url}/s/${server.study}`);
   const choices: Choice[] = [];
   for (let n = 0; n < 3; n++) choices.push(await answerByKeyboard(page, 1));
   await expect(page.locator('.save-status')).toHaveAttribute('data-pending', '0');
-  // The next trial's clip and peaks were prefetched while online.
+  // The upcoming trials' clips and peaks (up to five after the current one) were prefetched while online.
   await expect.poll(() => page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.includes('/peaks')))).toBe(true);
 
   await context.setOffline(true);
@@ -28,18 +28,21 @@ test('offline for 30 s mid-session: the listener keeps going, votes drain in ord
   choices.push(await answerByKeyboard(page, 2));
   await expect(page.locator('.save-status')).toHaveAttribute('data-state', 'offline');
   await expect(page.locator('.save-status')).toContainText('Offline');
-  choices.push(await answerByKeyboard(page, 1)); // the prefetched trial, still offline
+  // The current trial and the five upcoming ones can all be answered offline.
+  for (let n = 1; n < 6; n++) choices.push(await answerByKeyboard(page, n % 2 ? 1 : 2));
   await expect(page.locator('.waiting')).toBeVisible();
-  await expect(page.locator('.save-status')).toHaveAttribute('data-pending', '2');
+  await expect(page.locator('.save-status')).toHaveAttribute('data-pending', '6');
   expect(server.votes()).toHaveLength(3);
 
   await page.waitForTimeout(Math.max(0, 30_000 - (Date.now() - offlineAt)));
   await context.setOffline(false);
-  expect(await currentTrial(page)).toBe(5);
+  expect(await currentTrial(page)).toBe(9);
   await expect(page.locator('.save-status')).toHaveAttribute('data-pending', '0');
-  expect(server.votes().map((v) => v.position)).toEqual([0, 1, 2, 3, 4]);
+  expect(server.votes().map((v) => v.position)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  // Drained in order: stored (rowid order) as answered.
+  expect(server.sql<{ position: number }>('SELECT position FROM votes ORDER BY rowid').map((v) => v.position)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
 
-  while (choices.length < 9) choices.push(await answerByKeyboard(page, choices.length % 2 ? 2 : 1));
+  while (choices.length < 12) choices.push(await answerByKeyboard(page, choices.length % 2 ? 2 : 1));
   await expect(page.getByTestId('completion-code')).toBeVisible();
   const votes = server.votes();
   expectNoDuplicates(votes);

@@ -78,12 +78,19 @@ export const Completion = z.object({
 });
 export type Completion = z.infer<typeof Completion>;
 
-/** GET /api/session: where this listener stands; `next` is prefetched by the client. */
+/** How many unanswered trials after `trial` a SessionState carries (the client's offline runway). */
+export const UPCOMING_TRIALS = 5;
+
+/**
+ * GET /api/session: where this listener stands. `upcoming` is the next up to UPCOMING_TRIALS
+ * unanswered trials after `trial`, in order: the client prefetches them and lets the listener
+ * answer them while offline.
+ */
 export const SessionState = z.object({
   study: StudyId,
   progress: Progress,
   trial: Trial.nullable(),
-  next: Trial.nullable(),
+  upcoming: z.array(Trial).max(UPCOMING_TRIALS),
   completion: Completion.nullable(),
 });
 export type SessionState = z.infer<typeof SessionState>;
@@ -119,6 +126,13 @@ export const VoteAck = z.object({
   progress: Progress,
   /** Practice trials only: whether the choice matched the intended answer. */
   feedback: z.object({ correct: z.boolean() }).nullable(),
+  /**
+   * Where the listener stands after this vote, computed when the reply is sent (a retry gets the
+   * state of that moment; voteId/position/serverTs/progress stay the original ones). Every reply of
+   * POST /api/session/votes carries it; it is optional in the type only because the vote store
+   * (server/store/votes.ts) produces the ack without it and the route adds it.
+   */
+  state: SessionState.optional(),
 });
 export type VoteAck = z.infer<typeof VoteAck>;
 

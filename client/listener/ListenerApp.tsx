@@ -150,10 +150,17 @@ function ThankYou({ completion }: { completion: Completion }) {
   );
 }
 
+/**
+ * Clips prefetched after the one on screen: all the upcoming trials a session state carries
+ * (UPCOMING_TRIALS in server/contract.ts; a value import there would pull zod into this bundle).
+ */
+const PREFETCH_AHEAD = 5;
+
 function Trials({ session, env }: { session: ListenerSession; env: TrialEnv }) {
   const snap = useSyncExternalStore(session.subscribe, session.snapshot);
   useEffect(() => {
-    for (const [p, t] of snap.trials) if (p > snap.position) env.clips.prepare(t);
+    // Every known upcoming clip (at most five): they are what the listener can answer offline.
+    for (const [p, t] of snap.trials) if (p > snap.position && p <= snap.position + PREFETCH_AHEAD) env.clips.prepare(t);
   }, [snap.trials, snap.position, env.clips]);
 
   const trial = snap.trials.get(snap.position);
@@ -189,7 +196,8 @@ function Trials({ session, env }: { session: ListenerSession; env: TrialEnv }) {
 
 export function ListenerApp({ study }: { study: string }) {
   const session = useMemo(() => new ListenerSession(study), [study]);
-  const clips = useMemo(() => new ClipCache(), []);
+  // The clip on screen, the ones prefetched ahead, and one earlier (an attention check may reuse it).
+  const clips = useMemo(() => new ClipCache(PREFETCH_AHEAD + 2), []);
   const [intro, setIntro] = useState<StudyIntro | null>(null);
   const [phase, setPhase] = useState<Phase>({ name: 'loading' });
   const [busy, setBusy] = useState(false);

@@ -12,7 +12,7 @@ const state = (position: number | null, done: number, total = 10): SessionState 
   study: 's',
   progress: { done, total },
   trial: position === null ? null : trial(position),
-  next: null,
+  upcoming: [],
   completion: position === null ? { code: 'C', redirectUrl: null } : null,
 });
 

@@ -1,7 +1,9 @@
 /**
- * One listener's session as the browser sees it: the trials known so far, where the listener
- * stands, the vote outbox and the completion. The listener moves on as soon as a vote is in the
- * outbox; the server catches up when the outbox drains. A React view subscribes to snapshots.
+ * One listener's session as the browser sees it: the trials known so far (the current one and up
+ * to five upcoming), where the listener stands, the vote outbox and the completion. The listener
+ * moves on as soon as a vote is in the outbox, offline too, as long as the next trial is known;
+ * each acknowledgement brings the new state, and the server catches up when the outbox drains.
+ * A React view subscribes to snapshots.
  */
 import type { Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../server/contract';
 import { api, HttpError } from '../lib/api';
@@ -60,8 +62,8 @@ export class ListenerSession {
     this.queue = new VoteQueue({
       store: localVoteStore(study, storage),
       send: (v, signal) => api.vote(v.token, v.body, { signal }),
-      onSettled: (v, ack) => this.settled(v.body.voteId, ack),
-      onRejected: (v) => this.settled(v.body.voteId, null),
+      onSettled: (v, ack) => this.settled(v.token, v.body.voteId, ack),
+      onRejected: (v) => this.settled(v.token, v.body.voteId, null),
       onStatus: () => this.emit(),
       isOnline: () => navigator.onLine,
     });
@@ -184,18 +186,20 @@ export class ListenerSession {
       });
   }
 
-  private settled(voteId: string, ack: VoteAck | null): void {
+  private settled(token: string, voteId: string, ack: VoteAck | null): void {
     const waiter = this.feedbackWaiters.get(voteId);
     this.feedbackWaiters.delete(voteId);
     waiter?.(ack?.feedback ?? null);
-    if (ack) this.total = ack.progress.total;
-    this.sync();
+    // The ack carries where this listener stands after the vote: no GET needed. A refused vote,
+    // or an old vote of another session still in the outbox, asks the server instead.
+    if (ack?.state && token === this.token) this.absorb(ack.state);
+    else this.sync();
   }
 
   private absorb(state: SessionState): void {
     // Keep the objects already on screen: a trial's content never changes, and a new object
     // would restart the trial the listener is in the middle of.
-    for (const t of [state.trial, state.next]) if (t && !this.trials.has(t.position)) this.trials.set(t.position, t);
+    for (const t of [state.trial, ...state.upcoming]) if (t && !this.trials.has(t.position)) this.trials.set(t.position, t);
     this.total = state.progress.total;
     this.completion = state.completion;
     const pending = this.queue

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db/open';
-import type { ScreeningBody, SessionState, Trial } from '../contract';
+import { UPCOMING_TRIALS, type ScreeningBody, type SessionState, type Trial } from '../contract';
 import type { StudyRow } from './studies';
 import { assignTrials } from '../../studies/design';
 
@@ -77,7 +77,7 @@ export function sessionRepository(db: Db) {
         }
       );
     },
-    /** Where a listener stands: the first unanswered trial, the one after it, or the completion. */
+    /** Where a listener stands: the first unanswered trial, the next few after it, or the completion. */
     state(listener: ListenerRow, study: StudyRow): SessionState {
       const rows = trials.all(listener.id);
       const open = rows.filter((r) => !r.answered);
@@ -87,7 +87,7 @@ export function sessionRepository(db: Db) {
         study: study.id,
         progress: { done, total: rows.length },
         trial: open[0] ? toTrial(open[0]) : null,
-        next: open[1] ? toTrial(open[1]) : null,
+        upcoming: open.slice(1, 1 + UPCOMING_TRIALS).map(toTrial),
         completion: complete
           ? {
               code: listener.completionCode ?? study.definition.completion.code,

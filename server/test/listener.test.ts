@@ -42,7 +42,10 @@ describe('listener flow', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(state.progress).toEqual({ done: 0, total: 9 });
     expect(state.trial).toMatchObject({ position: 0, kind: 'practice' });
-    expect(state.next).toMatchObject({ position: 1, kind: 'pair' });
+    // The next five unanswered trials after the current one, in order, each a plain Trial.
+    expect(state.upcoming.map((t: any) => t.position)).toEqual([1, 2, 3, 4, 5]);
+    expect(state.upcoming[0]).toMatchObject({ position: 1, kind: 'pair' });
+    for (const t of state.upcoming) expect(Object.keys(t).sort()).toEqual(['captions', 'clip', 'kind', 'position']);
     const listener = server.app.db.prepare('SELECT id, external, token_hash FROM listeners').get() as any;
     expect(JSON.parse(listener.external)).toEqual({ PROLIFIC_PID: 'p-123' });
     expect(listener.token_hash).not.toContain(token);
@@ -65,6 +68,11 @@ describe('listener flow', () => {
         .get(ack.body.voteId) as { caption_a: string; caption_b: string };
       expect(row.chosen === 'a' ? item.caption_a : item.caption_b).toBe(shown);
       current = (await call(`${server.url}/api/session`, { token })).body;
+      // The ack carries the state after the vote: the same the GET returns.
+      expect(ack.body.state).toEqual(current);
+      expect(current.upcoming.map((t: any) => t.position)).toEqual(
+        Array.from({ length: Math.min(5, Math.max(0, 9 - (i + 2))) }, (_, k) => i + 2 + k),
+      );
     }
     expect(current.trial).toBeNull();
     expect(current.completion).toEqual({ code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' });
@@ -78,7 +86,16 @@ describe('listener flow', () => {
     await call(`${server.url}/api/session/votes`, { token, body: voteFor(1) });
     const again = await call(`${server.url}/api/session/votes`, { token, body: vote });
     expect(again.status).toBe(200);
-    expect(again.body).toEqual(first.body);
+    // The original acknowledgement (id, position, server time, progress, feedback) …
+    const { state: firstState, ...firstAck } = first.body;
+    const { state: againState, ...againAck } = again.body;
+    expect(againAck).toEqual(firstAck);
+    expect(Object.keys(again.body).sort()).toEqual(Object.keys(first.body).sort());
+    // … with the state of now: both votes are in, so the listener is at position 2.
+    expect(firstState.trial.position).toBe(1);
+    expect(againState).toEqual((await call(`${server.url}/api/session`, { token })).body);
+    expect(againState.trial.position).toBe(2);
+    expect(againState.progress.done).toBe(2);
     expect(count('SELECT count(*) AS n FROM votes WHERE id = ?', vote.voteId)).toBe(1);
   });
 

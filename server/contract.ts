@@ -119,21 +119,22 @@ export const VoteBody = z
   .strict();
 export type VoteBody = z.infer<typeof VoteBody>;
 
-export const VoteAck = z.object({
+/** What is stored with a vote and replayed identically when the same vote id is sent again. */
+export const VoteReceipt = z.object({
   voteId: z.string(),
   position: z.number().int(),
   serverTs: z.string(),
   progress: Progress,
   /** Practice trials only: whether the choice matched the intended answer. */
   feedback: z.object({ correct: z.boolean() }).nullable(),
-  /**
-   * Where the listener stands after this vote, computed when the reply is sent (a retry gets the
-   * state of that moment; voteId/position/serverTs/progress stay the original ones). Every reply of
-   * POST /api/session/votes carries it; it is optional in the type only because the vote store
-   * (server/store/votes.ts) produces the ack without it and the route adds it.
-   */
-  state: SessionState.optional(),
 });
+export type VoteReceipt = z.infer<typeof VoteReceipt>;
+
+/**
+ * The reply to a vote: its receipt, plus where the listener stands now (read after the commit, so
+ * the client needs no GET /api/session; a retry gets the state of that moment).
+ */
+export const VoteAck = VoteReceipt.extend({ state: SessionState });
 export type VoteAck = z.infer<typeof VoteAck>;
 
 export const ScreeningBody = z

@@ -192,7 +192,7 @@ export class ListenerSession {
     waiter?.(ack?.feedback ?? null);
     // The ack carries where this listener stands after the vote: no GET needed. A refused vote,
     // or an old vote of another session still in the outbox, asks the server instead.
-    if (ack?.state && token === this.token) this.absorb(ack.state);
+    if (ack && token === this.token) this.absorb(ack.state);
     else this.sync();
   }
 

@@ -119,8 +119,8 @@ export const VoteBody = z
   .strict();
 export type VoteBody = z.infer<typeof VoteBody>;
 
-/** What is stored with a vote and replayed identically when the same vote id is sent again. */
-export const VoteReceipt = z.object({
+/** A vote's acknowledgement: stored with the vote and replayed identically for a retried vote id. */
+export const VoteAck = z.object({
   voteId: z.string(),
   position: z.number().int(),
   serverTs: z.string(),
@@ -128,13 +128,6 @@ export const VoteReceipt = z.object({
   /** Practice trials only: whether the choice matched the intended answer. */
   feedback: z.object({ correct: z.boolean() }).nullable(),
 });
-export type VoteReceipt = z.infer<typeof VoteReceipt>;
-
-/**
- * The reply to a vote: its receipt, plus where the listener stands now (read after the commit, so
- * the client needs no GET /api/session; a retry gets the state of that moment).
- */
-export const VoteAck = VoteReceipt.extend({ state: SessionState });
 export type VoteAck = z.infer<typeof VoteAck>;
 
 export const ScreeningBody = z

@@ -2,7 +2,7 @@
  * One listener's session as the browser sees it: the trials known so far (the current one and up
  * to five upcoming), where the listener stands, the vote outbox and the completion. The listener
  * moves on as soon as a vote is in the outbox, offline too, as long as the next trial is known;
- * each acknowledgement brings the new state, and the server catches up when the outbox drains.
+ * after acknowledgements it asks the server where it stands, and catches up when the outbox drains.
  * A React view subscribes to snapshots.
  */
 import type { Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../server/contract';
@@ -62,8 +62,8 @@ export class ListenerSession {
     this.queue = new VoteQueue({
       store: localVoteStore(study, storage),
       send: (v, signal) => api.vote(v.token, v.body, { signal }),
-      onSettled: (v, ack) => this.settled(v.token, v.body.voteId, ack),
-      onRejected: (v) => this.settled(v.token, v.body.voteId, null),
+      onSettled: (v, ack) => this.settled(v.body.voteId, ack),
+      onRejected: (v) => this.settled(v.body.voteId, null),
       onStatus: () => this.emit(),
       isOnline: () => navigator.onLine,
     });
@@ -186,14 +186,13 @@ export class ListenerSession {
       });
   }
 
-  private settled(token: string, voteId: string, ack: VoteAck | null): void {
+  private settled(voteId: string, ack: VoteAck | null): void {
     const waiter = this.feedbackWaiters.get(voteId);
     this.feedbackWaiters.delete(voteId);
     waiter?.(ack?.feedback ?? null);
-    // The ack carries where this listener stands after the vote: no GET needed. A refused vote,
-    // or an old vote of another session still in the outbox, asks the server instead.
-    if (ack && token === this.token) this.absorb(ack.state);
-    else this.sync();
+    // Where the listener stands now (progress, the next upcoming trials) comes from the server;
+    // syncs are coalesced, so a draining outbox asks once, not once per vote.
+    this.sync();
   }
 
   private absorb(state: SessionState): void {

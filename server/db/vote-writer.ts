@@ -1,5 +1,5 @@
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import type { VoteReceipt } from '../contract';
+import type { VoteAck } from '../contract';
 import { HttpError } from '../errors';
 import { voteRepository, type VoteInput } from '../store/votes';
 import { batchCommitter, type Outcome } from './group-commit';
@@ -9,12 +9,12 @@ interface WriterData {
   voteWriter: { file: string; synchronous: Synchronous };
 }
 type SentError = { http: [number, string, string, string | undefined] } | { message: string };
-type SentOutcome = { ok: true; value: VoteReceipt } | { ok: false; error: SentError };
+type SentOutcome = { ok: true; value: VoteAck } | { ok: false; error: SentError };
 type Reply = { id: number; outcomes: SentOutcome[] } | { id: number; failed: string };
 
 export interface VoteWriter {
   /** Records a batch of votes in one durable transaction; resolves after its COMMIT returned. */
-  commit(batch: VoteInput[]): Promise<Outcome<VoteReceipt>[]>;
+  commit(batch: VoteInput[]): Promise<Outcome<VoteAck>[]>;
   close(): Promise<void>;
 }
 
@@ -26,7 +26,7 @@ export interface VoteWriter {
 export function startVoteWriter(file: string, synchronous: Synchronous): Promise<VoteWriter> {
   const data: WriterData = { voteWriter: { file, synchronous } };
   const worker = new Worker(new URL('./vote-writer-thread.mjs', import.meta.url), { workerData: data });
-  const pending = new Map<number, { resolve: (o: Outcome<VoteReceipt>[]) => void; reject: (e: unknown) => void }>();
+  const pending = new Map<number, { resolve: (o: Outcome<VoteAck>[]) => void; reject: (e: unknown) => void }>();
   let nextId = 0;
   let crashed: Error | null = null;
   const failAll = (error: Error) => {

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { VoteReceipt } from '../contract';
+import type { VoteAck } from '../contract';
 import { GroupCommit } from '../db/group-commit';
 import { openDatabase, type Db } from '../db/open';
 import { startVoteWriter } from '../db/vote-writer';
@@ -26,7 +26,7 @@ declare module 'fastify' {
     db: Db;
     store: Repositories;
     /** Votes go through here: acknowledged only once their batch has committed. */
-    voteCommits: GroupCommit<VoteInput, VoteReceipt>;
+    voteCommits: GroupCommit<VoteInput, VoteAck>;
   }
 }
 

@@ -68,9 +68,7 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
       if (study.definition.screening.required && !listener.screened) {
         throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
       }
-      const ack = await app.voteCommits.submit({ listener, vote: request.body, completionCode: study.definition.completion.code });
-      // Read after the commit: the state includes this vote, so the client needs no GET /api/session.
-      return { ...ack, state: app.store.sessions.state(listener, study) };
+      return app.voteCommits.submit({ listener, vote: request.body, completionCode: study.definition.completion.code });
     },
   );
 

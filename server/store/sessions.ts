@@ -20,7 +20,6 @@ interface TrialRow {
   duration: number;
   caption_a: string;
   caption_b: string;
-  answered: 0 | 1;
 }
 
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -33,14 +32,20 @@ export function sessionRepository(db: Db) {
     [string],
     { id: string; study_id: string; screening: string | null; completion_code: string | null }
   >('SELECT id, study_id, screening, completion_code FROM listeners WHERE token_hash = ?');
-  const trials = db.prepare<[string], TrialRow>(`
-    SELECT a.position, a.first, i.kind, i.clip_id, c.duration, i.caption_a, i.caption_b,
-           (v.id IS NOT NULL) AS answered
+  // The next unanswered trials only: walks the listener's assignments in position order (primary
+  // key) and stops after the current one and its upcoming ones, instead of reading every trial.
+  const openTrials = db.prepare<[string, number], TrialRow>(`
+    SELECT a.position, a.first, i.kind, i.clip_id, c.duration, i.caption_a, i.caption_b
     FROM assignments a
     JOIN items i ON i.id = a.item_id
     JOIN clips c ON c.id = i.clip_id
-    LEFT JOIN votes v ON v.listener_id = a.listener_id AND v.item_id = a.item_id
-    WHERE a.listener_id = ? ORDER BY a.position`);
+    WHERE a.listener_id = ?
+      AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id)
+    ORDER BY a.position
+    LIMIT ?`);
+  const progress = db.prepare<[string, string], { total: number; done: number }>(`
+    SELECT (SELECT count(*) FROM assignments WHERE listener_id = ?) AS total,
+           (SELECT count(*) FROM votes WHERE listener_id = ?) AS done`);
   const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
 
   const createListener = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null) => {
@@ -79,16 +84,14 @@ export function sessionRepository(db: Db) {
     },
     /** Where a listener stands: the first unanswered trial, the next few after it, or the completion. */
     state(listener: ListenerRow, study: StudyRow): SessionState {
-      const rows = trials.all(listener.id);
-      const open = rows.filter((r) => !r.answered);
-      const done = rows.length - open.length;
-      const complete = rows.length > 0 && open.length === 0;
+      const [trial, ...upcoming] = openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map(toTrial);
+      const { total, done } = progress.get(listener.id, listener.id)!;
       return {
         study: study.id,
-        progress: { done, total: rows.length },
-        trial: open[0] ? toTrial(open[0]) : null,
-        upcoming: open.slice(1, 1 + UPCOMING_TRIALS).map(toTrial),
-        completion: complete
+        progress: { done, total },
+        trial: trial ?? null,
+        upcoming,
+        completion: total > 0 && done >= total
           ? {
               code: listener.completionCode ?? study.definition.completion.code,
               redirectUrl: study.definition.completion.redirectUrl,

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open';
-import type { VoteReceipt, VoteBody } from '../contract';
+import type { VoteAck, VoteBody } from '../contract';
 import { HttpError, conflict } from '../errors';
 import type { ListenerRow } from './sessions';
 
@@ -62,7 +62,7 @@ export function voteRepository(db: Db) {
     kind === 'practice' && expected ? { correct: chosen === expected } : null;
 
   /** The acknowledgement of a vote already stored, as it was first given. */
-  const replay = (voteId: string, stored: StoredVote): VoteReceipt => ({
+  const replay = (voteId: string, stored: StoredVote): VoteAck => ({
     voteId,
     position: stored.position,
     serverTs: stored.server_ts,
@@ -75,7 +75,7 @@ export function voteRepository(db: Db) {
      * Records one vote (inside the group-commit transaction) or throws the refusal. Refusals are
      * thrown before the only writes (the insert, then the completion), which group commit relies on.
      */
-    record({ listener, vote, completionCode }: VoteInput): VoteReceipt {
+    record({ listener, vote, completionCode }: VoteInput): VoteAck {
       const trial = trialFor.get(vote.voteId, listener.id, vote.position);
       if (!trial || trial.seen) {
         const previous = byId.get(vote.voteId);

@@ -68,8 +68,6 @@ describe('listener flow', () => {
         .get(ack.body.voteId) as { caption_a: string; caption_b: string };
       expect(row.chosen === 'a' ? item.caption_a : item.caption_b).toBe(shown);
       current = (await call(`${server.url}/api/session`, { token })).body;
-      // The ack carries the state after the vote: the same the GET returns.
-      expect(ack.body.state).toEqual(current);
       expect(current.upcoming.map((t: any) => t.position)).toEqual(
         Array.from({ length: Math.min(5, Math.max(0, 9 - (i + 2))) }, (_, k) => i + 2 + k),
       );
@@ -86,16 +84,7 @@ describe('listener flow', () => {
     await call(`${server.url}/api/session/votes`, { token, body: voteFor(1) });
     const again = await call(`${server.url}/api/session/votes`, { token, body: vote });
     expect(again.status).toBe(200);
-    // The original acknowledgement (id, position, server time, progress, feedback) …
-    const { state: firstState, ...firstAck } = first.body;
-    const { state: againState, ...againAck } = again.body;
-    expect(againAck).toEqual(firstAck);
-    expect(Object.keys(again.body).sort()).toEqual(Object.keys(first.body).sort());
-    // … with the state of now: both votes are in, so the listener is at position 2.
-    expect(firstState.trial.position).toBe(1);
-    expect(againState).toEqual((await call(`${server.url}/api/session`, { token })).body);
-    expect(againState.trial.position).toBe(2);
-    expect(againState.progress.done).toBe(2);
+    expect(again.body).toEqual(first.body);
     expect(count('SELECT count(*) AS n FROM votes WHERE id = ?', vote.voteId)).toBe(1);
   });
 

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BundleError, buildBundle, readBundle, writeBundle, type BundleItem, type BundleVote, type JudgeScore } from './bundle';
+import { BundleError, buildBundle, bundleTexts, readBundle, writeBundle, type BundleItem, type BundleVote, type JudgeScore } from './bundle';
 
 const dirs: string[] = [];
 async function tempDir() {
@@ -62,6 +62,17 @@ describe('writeBundle / readBundle', () => {
     expect([...b.votes.chosenA.subarray(0, 3)]).toEqual([0, 1, 1]);
     expect([...b.votes.firstA.subarray(0, 3)]).toEqual([1, 0, 1]);
     expect(b.votes.length).toBe(3);
+  });
+
+  it('renders in memory exactly the files it writes (the export endpoint and the CLI agree)', async () => {
+    const dir = await tempDir();
+    const bundle = { items, votes, judgeScores, extraVoteColumns: ['response_ms', 'note'] };
+    await writeBundle(dir, bundle);
+    const texts = bundleTexts(bundle);
+    for (const file of ['items.csv', 'votes.csv', 'judge_scores.csv'] as const) {
+      expect(texts[file]).toBe(await readFile(join(dir, file), 'utf8'));
+    }
+    expect(texts['items.csv'].split('\r\n')[0]).toBe('item_id,utterance_id,system_a,system_b,attention,expected');
   });
 
   it('builds the same bundle from in-memory records', async () => {

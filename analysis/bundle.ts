@@ -356,12 +356,18 @@ function csvField(value: unknown): string {
   return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-async function writeCsv(path: string, header: readonly string[], rows: Iterable<readonly unknown[]>): Promise<void> {
+/** One CSV file as lines (header first), each ending in CRLF. */
+function* csvLines(header: readonly string[], rows: Iterable<readonly unknown[]>): Iterable<string> {
+  yield header.map(csvField).join(',') + '\r\n';
+  for (const row of rows) yield row.map(csvField).join(',') + '\r\n';
+}
+
+async function writeCsv(path: string, lines: Iterable<string>): Promise<void> {
   const handle = await open(path, 'w');
   try {
-    let chunk = header.map(csvField).join(',') + '\r\n';
-    for (const row of rows) {
-      chunk += row.map(csvField).join(',') + '\r\n';
+    let chunk = '';
+    for (const line of lines) {
+      chunk += line;
       if (chunk.length > 1 << 20) {
         await handle.write(chunk);
         chunk = '';
@@ -373,22 +379,44 @@ async function writeCsv(path: string, header: readonly string[], rows: Iterable<
   }
 }
 
-/** Writes a bundle directory (the server's export); extra vote columns follow the four required ones. */
-export async function writeBundle(
-  dir: string,
-  bundle: { items: Iterable<BundleItem>; votes: Iterable<BundleVote>; judgeScores: Iterable<JudgeScore>; extraVoteColumns?: readonly string[] },
-): Promise<void> {
-  await mkdir(dir, { recursive: true });
+/** What the app exports: the spec's columns, then any extra vote columns after the four required ones. */
+export interface BundleToWrite {
+  items: Iterable<BundleItem>;
+  votes: Iterable<BundleVote>;
+  judgeScores: Iterable<JudgeScore>;
+  extraVoteColumns?: readonly string[];
+}
+
+/** The three files of a bundle as CSV lines (analysis-spec §1), in the order the spec lists them. */
+function bundleCsv(bundle: BundleToWrite): Record<BundleFile, Iterable<string>> {
   const extra = bundle.extraVoteColumns ?? [];
-  await writeCsv(join(dir, 'items.csv'), COLUMNS['items.csv'], map(bundle.items, (i) => [
-    i.item_id, i.utterance_id, i.system_a, i.system_b, i.attention ? 1 : 0, i.expected ?? '',
-  ]));
-  await writeCsv(join(dir, 'votes.csv'), [...COLUMNS['votes.csv'], ...extra], map(bundle.votes, (v) => [
-    v.item_id, v.listener_id, v.first, v.chosen, ...extra.map((c) => v.extra?.[c] ?? ''),
-  ]));
-  await writeCsv(join(dir, 'judge_scores.csv'), COLUMNS['judge_scores.csv'], map(bundle.judgeScores, (s) => [
-    s.utterance_id, s.system, s.judge, s.run, s.score,
-  ]));
+  return {
+    'items.csv': csvLines(COLUMNS['items.csv'], map(bundle.items, (i) => [
+      i.item_id, i.utterance_id, i.system_a, i.system_b, i.attention ? 1 : 0, i.expected ?? '',
+    ])),
+    'votes.csv': csvLines([...COLUMNS['votes.csv'], ...extra], map(bundle.votes, (v) => [
+      v.item_id, v.listener_id, v.first, v.chosen, ...extra.map((c) => v.extra?.[c] ?? ''),
+    ])),
+    'judge_scores.csv': csvLines(COLUMNS['judge_scores.csv'], map(bundle.judgeScores, (s) => [
+      s.utterance_id, s.system, s.judge, s.run, s.score,
+    ])),
+  };
+}
+
+/** Writes a bundle directory (the CLI export), streaming each file. */
+export async function writeBundle(dir: string, bundle: BundleToWrite): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const [file, lines] of Object.entries(bundleCsv(bundle))) await writeCsv(join(dir, file), lines);
+}
+
+/** The bundle's files as text, for an HTTP download of a live study. */
+export function bundleTexts(bundle: BundleToWrite): Record<BundleFile, string> {
+  const files = bundleCsv(bundle);
+  return {
+    'items.csv': [...files['items.csv']].join(''),
+    'votes.csv': [...files['votes.csv']].join(''),
+    'judge_scores.csv': [...files['judge_scores.csv']].join(''),
+  };
 }
 
 function* map<T, U>(it: Iterable<T>, f: (t: T) => U): Iterable<U> {

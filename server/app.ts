@@ -20,7 +20,7 @@ export interface AppOptions {
 
 /** The whole server as a Fastify instance (not listening yet); main.ts, tests and bench build it here. */
 export async function buildApp(
-  config: Pick<Config, 'dataDir' | 'synchronous' | 'logLevel'>,
+  config: Pick<Config, 'dataDir' | 'synchronous' | 'logLevel'> & Partial<Pick<Config, 'corpora'>>,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
@@ -41,7 +41,7 @@ export async function buildApp(
 
   await app.register(listenerRoutes);
   await app.register(studioRoutes);
-  await app.register(studioStudyRoutes, { dataDir: config.dataDir });
+  await app.register(studioStudyRoutes, { dataDir: config.dataDir, corpora: config.corpora });
   await app.register(reportRoutes);
   await app.register(mediaRoutes);
   if (options.clientDir) await app.register(clientRoutes, { root: options.clientDir });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { corporaList } from '../studies/roots';
 import type { Synchronous } from './db/open';
 
 /** Server configuration: flags override environment variables, which override defaults. */
@@ -11,6 +12,8 @@ export const ConfigSchema = z.object({
   /** Load the bundled demo study on start (the embedded default). */
   demo: z.boolean(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  /** Corpus folders study sources may read from, besides studies/ and the data dir's uploads (studies/roots.ts). */
+  corpora: z.array(z.string()),
 });
 export type Config = z.infer<typeof ConfigSchema> & { synchronous: Synchronous };
 
@@ -30,6 +33,7 @@ export function configFromEnv(argv: string[] = process.argv.slice(2), env = proc
     synchronous: (flag('synchronous') ?? env.EARMARK_SYNCHRONOUS ?? 'FULL').toUpperCase(),
     demo: !argv.includes('--no-demo') && env.EARMARK_DEMO !== '0',
     logLevel: flag('log-level') ?? env.EARMARK_LOG_LEVEL ?? 'info',
+    corpora: corporaList(flag('corpora') ?? env.EARMARK_CORPORA),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

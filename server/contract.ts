@@ -278,8 +278,10 @@ export const BuildReport = z.object({
       utterancesUsed: z.number(),
     })
     .nullable(),
-  /** One summary per source import run into the manifest. */
+  /** One summary per source import run into the manifest (validate: what the dry run read). */
   sources: z.array(z.object({ kind: z.string(), summary: z.string() })),
+  /** Warnings that did not stop it, e.g. "12 plans skipped: clip not in the manifest". */
+  notes: z.array(z.string()).default([]),
 });
 export type BuildReport = z.infer<typeof BuildReport>;
 

@@ -1,8 +1,9 @@
 /**
- * npm run study -- validate|build|open|pause|close|export <name> [--data <dir>]
- * <name> is a folder under studies/ (or a path to a study folder); `export <name> <dir>` runs the
- * server's exporter (npm run export). Exit 1 on a refused
- * definition, with one `file:line:column field: problem` line per problem.
+ * npm run study -- validate|build|open|pause|close|export <name> [--data <dir>] [--corpora <dirs>]
+ * <name> is a folder under studies/ (or a path to a study folder; validate also takes a template,
+ * `templates/<name>` or a path to a .yaml); `export <name> <dir>` runs the server's exporter
+ * (npm run export). Sources are read only inside the corpus roots (studies/roots.ts). Exit 1 on a
+ * refused definition or source file, with one `file:line:column field: problem` line per problem.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,14 +12,16 @@ import { fileURLToPath } from 'node:url';
 import { configFromEnv, databaseFile } from '../server/config';
 import { openDatabase } from '../server/db/open';
 import { setStudyStatus } from './build';
-import { describeError, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from './load';
+import { describeError, describeMaterial, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from './load';
 import { formatSamplerSummary } from './sampler';
 
-const USAGE = 'usage: npm run study -- validate|build|open|pause|close|export <name> [--data <data dir>]';
+const USAGE = 'usage: npm run study -- validate|build|open|pause|close|export <name> [--data <data dir>] [--corpora <dir>:<dir>]';
 const STUDIES_DIR = fileURLToPath(new URL('.', import.meta.url));
 
 function studyDir(name: string): string {
   const direct = resolve(name);
+  if (name.startsWith('templates/') && !name.endsWith('.yaml') && existsSync(resolve(STUDIES_DIR, `${name}.yaml`))) return resolve(STUDIES_DIR, `${name}.yaml`);
+  if (name.startsWith('templates/') && !existsSync(direct)) return resolve(STUDIES_DIR, name);
   return name.includes('/') || (existsSync(direct) && !existsSync(resolve(STUDIES_DIR, name))) ? direct : resolve(STUDIES_DIR, name);
 }
 
@@ -46,19 +49,27 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (command === 'export') return exportBundle(studyIdOf(studyDir(name)), rest[0], argv);
-  const db = openDatabase(databaseFile(configFromEnv(argv)));
+  const config = configFromEnv(argv);
+  const roots = { dataDir: config.dataDir, corpora: config.corpora };
+  // Validate is a dry run: it must not even create the data dir or its database.
+  const db = command !== 'validate' ? openDatabase(databaseFile(config)) : existsSync(databaseFile(config)) ? openDatabase(databaseFile(config), { readonly: true }) : openDatabase(':memory:');
   try {
     switch (command) {
       case 'validate': {
-        const dir = studyDir(name);
-        const { studyId, plan } = validateStudyDir(db, dir);
+        const { studyId, plan, material, notes } = await validateStudyDir(db, studyDir(name), roots);
+        if (material) console.log(`sources: ${describeMaterial(material)}`);
+        for (const note of notes) console.log(`warning: ${note}`);
+        if (!plan) {
+          console.log(`${studyId}: definition valid (a template: items are planned once its files are there)`);
+          return 0;
+        }
         const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
         console.log(`${studyId}: valid — ${count('pair')} items, ${count('attention')} attention checks, ${count('practice')} practice trials`);
         if (plan.sampler) console.log(formatSamplerSummary(plan.sampler));
         return 0;
       }
       case 'build': {
-        const { summary } = await loadStudyDir(db, studyDir(name));
+        const { summary } = await loadStudyDir(db, studyDir(name), roots);
         console.log(formatBuildSummary(summary));
         return 0;
       }
@@ -76,7 +87,6 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     console.error(describeError(error));
-    if (command === 'validate') console.error('(validate checks references against the manifest as it is now; `build` imports the study\u2019s sources first)');
     return 1;
   } finally {
     db.close();

@@ -52,6 +52,8 @@ describe.skipIf(!existsSync(join(samples, 'ravdess')))('real sample files (../sh
     // The README: 20 of the sample clips are VoxReason cases and byte-match the labelled originals.
     expect(cases).toBe(20);
     expect(lines.filter((l) => l.includes('sha256 mismatch'))).toEqual([]);
-    expect(lines.every((l) => l.includes('is not imported'))).toBe(true);
+    // A corpus subset is normal: each split file says once how many plans had no clip, as a warning.
+    expect(lines.every((l) => / warning: \d+ plans? skipped: clip not in the manifest$/.test(l))).toBe(true);
+    expect(lines.length).toBeLessThanOrEqual(readdirSync(splits).length);
   });
 });

@@ -168,4 +168,27 @@ export const migrations: Migration[] = [
       CREATE INDEX utterances_clip ON utterances(clip_id);
     `,
   },
+  {
+    version: 3,
+    name: 'study judge scores',
+    sql: `
+      -- Each study's own copy of the judge scores of the captions it shows, taken from the judge
+      -- files it declares when it is built. judge_scores stays the manifest's (last import wins);
+      -- the export reads this, so another study's judge files cannot change a study's data.
+      CREATE TABLE study_judge_scores (
+        study_id     TEXT NOT NULL REFERENCES studies(id),
+        utterance_id TEXT NOT NULL,
+        system       TEXT NOT NULL,
+        judge        TEXT NOT NULL,
+        run          TEXT NOT NULL,
+        score        REAL NOT NULL,
+        PRIMARY KEY (study_id, utterance_id, system, judge, run)
+      );
+      -- Studies built before keep exporting what they exported: the manifest scores of their captions.
+      INSERT OR IGNORE INTO study_judge_scores (study_id, utterance_id, system, judge, run, score)
+        SELECT DISTINCT i.study_id, j.utterance_id, j.system, j.judge, j.run, j.score
+          FROM items i JOIN judge_scores j ON j.utterance_id = i.utterance_id AND j.system IN (i.system_a, i.system_b)
+         WHERE i.kind != 'practice';
+    `,
+  },
 ];

@@ -10,11 +10,10 @@ import {
 import { conflict, HttpError, notFound } from '../errors';
 import { liveRepository } from '../store/live';
 import { sourcesFromUploads, studyFolders, studyTemplates } from '../store/study-folders';
-import { setStudyStatus, planStudy, StudyLockedError } from '../../studies/build';
-import { loadStudyDir, type BuildSummary } from '../../studies/load';
+import { setStudyStatus, StudyLockedError } from '../../studies/build';
+import { describeMaterial, loadStudyDir, validateStudyDir, type BuildSummary } from '../../studies/load';
 import { parseStudyYaml, StudyDefinitionError } from '../../studies/parse';
 import { readStudyDefinition } from '../../studies/settings';
-import { resolveSources, runSources } from '../../studies/sources';
 
 const StudyParams = z.object({ study: StudyId });
 const ActionParams = z.object({ study: StudyId, action: StudyAction });
@@ -59,14 +58,17 @@ function lockedError(error: StudyLockedError, studyId: string): HttpError {
   );
 }
 
-function toBuildReport(summary: BuildSummary | { studyId: string; action: 'validated'; status: null; items: BuildSummary['items']; sampler: BuildSummary['sampler']; sources: BuildSummary['sources'] }): BuildReport {
+type Validated = Omit<BuildSummary, 'action' | 'status'> & { action: 'validated'; status: null };
+
+function toBuildReport(summary: BuildSummary | Validated, read: BuildReport['sources'] = []): BuildReport {
   return {
     study: summary.studyId,
     action: summary.action as BuildReport['action'],
     status: summary.status as BuildReport['status'],
     items: summary.items,
     sampler: summary.sampler,
-    sources: summary.sources.map((s) => ({ kind: s.source.kind, summary: s.summary })),
+    sources: [...read, ...summary.sources.map((s) => ({ kind: s.source.kind, summary: s.summary }))],
+    notes: summary.notes,
   };
 }
 
@@ -75,7 +77,8 @@ function toBuildReport(summary: BuildSummary | { studyId: string; action: 'valid
  * judge files, validate, build, preview, open/pause/close and clone — all on the study folders
  * `npm run study` uses, so nothing needs shell access.
  */
-export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (app, { dataDir }) => {
+export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: readonly string[] }> = async (app, { dataDir, corpora = [] }) => {
+  const roots = { dataDir, corpora };
   const folders = studyFolders(dataDir);
   const live = liveRepository(app.db);
   const researcher = app.requireRole('researcher');
@@ -117,13 +120,16 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
     };
   };
 
-  /** Parses, imports the sources (idempotent: manifest only) and plans, writing nothing to the study. */
+  /** The CLI's `validate`: reads the sources as a dry run and plans; writes nothing anywhere. */
   const validate = async (studyId: string): Promise<BuildReport> => {
-    const parsed = parseStudyYaml(folders.readYaml(studyId), `${studyId}/study.yaml`);
-    const sources = await runSources(app.db, resolveSources(parsed, folders.dir(studyId)), (await import('../../studies/manifest-importers')).manifestImporters);
-    const plan = planStudy(app.db, parsed);
-    const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
-    return toBuildReport({ studyId, action: 'validated', status: null, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources });
+    folders.assertExists(studyId);
+    const result = await validateStudyDir(app.db, folders.dir(studyId), roots);
+    const items = result.plan?.items ?? [];
+    const count = (kind: string) => items.filter((i) => i.kind === kind).length;
+    return toBuildReport({
+      studyId, action: 'validated', status: null, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') },
+      sampler: result.plan?.sampler ?? null, sources: [], notes: result.notes,
+    }, result.material ? [{ kind: 'dry run', summary: describeMaterial(result.material) }] : []);
   };
 
   const definitionReplies = { 400: DefinitionErrorBody };
@@ -171,7 +177,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
           if (live.votesPerItem(study).every((i) => i.votes === 0)) return;
           // Votes exist: apply the edit now if it keeps items and captions, else put the old text back.
           try {
-            await loadStudyDir(app.db, folders.dir(study));
+            await loadStudyDir(app.db, folders.dir(study), roots);
           } catch (error) {
             folders.writeYaml(study, previous);
             throw error;
@@ -241,7 +247,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
       const { study } = request.params;
       folders.assertExists(study);
       try {
-        const { summary } = await serially(study, () => loadStudyDir(app.db, folders.dir(study)));
+        const { summary } = await serially(study, () => loadStudyDir(app.db, folders.dir(study), roots));
         return toBuildReport(summary);
       } catch (error) {
         if (error instanceof StudyDefinitionError) return definitionError(reply, error);

@@ -38,7 +38,8 @@ export interface ExportRows {
 
 /**
  * The rows of a study's export bundle (analysis-spec §1). Practice trials are left out: they
- * teach the task and are not data. Judge scores are those of the captions the study shows.
+ * teach the task and are not data. Judge scores are those of the captions the study shows, as
+ * the study's build kept them.
  */
 export function exportRepository(db: Db) {
   const items = db.prepare<[string], ExportItem>(`
@@ -50,19 +51,16 @@ export function exportRepository(db: Db) {
            v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id
     FROM votes v JOIN items i ON i.id = v.item_id
     WHERE i.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`);
-  const judgeScores = db.prepare<[string, string], ExportJudgeScore>(`
-    SELECT j.utterance_id, j.system, j.judge, j.run, j.score FROM judge_scores j
-    WHERE EXISTS (SELECT 1 FROM items i WHERE i.study_id = ? AND i.kind != 'practice'
-                    AND i.utterance_id = j.utterance_id AND j.system = i.system_a)
-       OR EXISTS (SELECT 1 FROM items i WHERE i.study_id = ? AND i.kind != 'practice'
-                    AND i.utterance_id = j.utterance_id AND j.system = i.system_b)
-    ORDER BY j.utterance_id, j.system, j.judge, j.run`);
+  // The study's own copy, taken at build from the judge files it declares (migration 3).
+  const judgeScores = db.prepare<[string], ExportJudgeScore>(`
+    SELECT utterance_id, system, judge, run, score FROM study_judge_scores
+    WHERE study_id = ? ORDER BY utterance_id, system, judge, run`);
   return {
     rows: db.transaction(
       (studyId: string): ExportRows => ({
         items: items.all(studyId),
         votes: votes.all(studyId),
-        judgeScores: judgeScores.all(studyId, studyId),
+        judgeScores: judgeScores.all(studyId),
       }),
     ),
   };

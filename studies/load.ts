@@ -109,7 +109,8 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
   const material = sources.length > 0 ? await readMaterial(sources, { roots, studyDir: dir }) : null;
   const notes = [...(material?.notes ?? [])];
   if (missing.length > 0) {
-    notes.push(`the template names ${missing.length} path${missing.length === 1 ? '' : 's'} to provide: ${missing.map((m) => relative(dir, m)).join(', ')}; items are planned once they are there`);
+    const named = [...new Set(missing.map((m) => relative(dir, m)))];
+    notes.push(`the template names ${named.length} path${named.length === 1 ? '' : 's'} to provide: ${named.join(', ')}; items are planned once they are there`);
     return { studyId, plan: null, sources, material, missing, notes };
   }
   const plan = planStudy(db, parsed, material ? { material, clipOf: notImported } : undefined);

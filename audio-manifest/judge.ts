@@ -34,6 +34,8 @@ const CSV_COLUMNS = ['utterance_id', 'system', 'judge', 'run', 'score'] as const
 export interface JudgeOptions extends Partial<JudgeIdentity> {
   onFailure?: (line: string) => void;
   report?: ImportReport;
+  /** The file's text, already read (the study build reads sources asynchronously, within a size cap). */
+  text?: string;
 }
 
 /** system, judge and run from a `<system>__<judge>__<run>.json` file name, the layout the demo uses. */
@@ -49,7 +51,7 @@ export function judgeIdentityFromName(file: string): Partial<JudgeIdentity> {
  */
 export function importJudgeFile(db: Db, file: string, options: JudgeOptions = {}): ImportReport {
   const report = options.report ?? new ImportReport(options.onFailure);
-  const text = report.readInputFile(file);
+  const text = options.text ?? report.readInputFile(file);
   if (text === undefined) return report;
   const rows = judgeScoreRows(file, text, options, utteranceResolver(db), report);
   if (!rows) return report;

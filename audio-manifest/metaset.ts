@@ -52,6 +52,8 @@ export interface MetasetOptions extends CorpusImportOptions {
   audioRoot?: string;
   /** Add to an existing report (importing several files as one run). */
   report?: ImportReport;
+  /** The file's text, already read (the study build reads sources asynchronously, within a size cap). */
+  text?: string;
 }
 
 /** Formats the first zod issue as "field: problem" so the line names what is wrong. */
@@ -73,7 +75,7 @@ export async function importMetasetFile(db: Db, file: string, options: MetasetOp
   const report = options.report ?? new ImportReport(options.onFailure);
   let records: unknown[];
   try {
-    const parsed = z.array(z.unknown(), 'expected a JSON array of caption records').safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    const parsed = z.array(z.unknown(), 'expected a JSON array of caption records').safeParse(JSON.parse(options.text ?? readFileSync(file, 'utf8')));
     if (!parsed.success) throw new Error(describeIssue(parsed.error));
     records = parsed.data;
   } catch (error) {

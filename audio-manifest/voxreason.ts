@@ -60,6 +60,8 @@ export function counterfactualSystem(caseId: string, editId: string): string {
 export interface VoxreasonOptions {
   onFailure?: (line: string) => void;
   report?: ImportReport;
+  /** The file's text, already read (the study build reads sources asynchronously, within a size cap). */
+  text?: string;
 }
 
 export interface VoxreasonCase {
@@ -117,7 +119,7 @@ export function warnSkippedPlans(file: string, skipped: number, report: ImportRe
  */
 export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOptions = {}): ImportReport {
   const report = options.report ?? new ImportReport(options.onFailure);
-  const text = report.readInputFile(file);
+  const text = options.text ?? report.readInputFile(file);
   if (text === undefined) return report;
   const utterance = db.prepare<[string], { clip_id: string | null; sha256: string | null }>(
     'SELECT u.clip_id, c.sha256 FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id WHERE u.id = ?',

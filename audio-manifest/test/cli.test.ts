@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -50,6 +50,22 @@ describe('npm run manifest (CLI)', () => {
     const broken = await manifest(data, 'verify');
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('file is missing');
+  });
+
+  it('imports VoxReason plans against a corpus subset: one warning for the skipped plans, exit 0', async () => {
+    const data = join(dir, 'data3');
+    writeTone(join(dir, 'subset/Actor_02/03-01-04-01-01-01-02.wav'));
+    expect((await manifest(data, 'import', 'ravdess', join(dir, 'subset'))).code).toBe(0);
+    const plan = { emotion: 'sad', intent: 'lament', pitch: 'lowered', energy: 'low', rate: 'slow', pause: 'long', stance: 'withdrawn', emphasis: [] };
+    const cases = ['03-01-04-01-01-01-02', '03-01-05-01-01-01-03', '03-01-06-01-01-01-04', '03-01-07-01-01-01-05'].map((stem) =>
+      JSON.stringify({ case_id: `c${stem}`, gold_plan: plan, counterfactuals: [], metadata: { source_record_id: stem } }),
+    );
+    writeFileSync(join(dir, 'cases.jsonl'), `${cases.join('\n')}\n`);
+    const imported = await manifest(data, 'import', 'voxreason', join(dir, 'cases.jsonl'));
+    expect(imported.code).toBe(0);
+    expect(imported.stderr.trim().split('\n')).toEqual([`${join(dir, 'cases.jsonl')}: warning: 3 plans skipped: clip not in the manifest`]);
+    expect(imported.stdout).toMatch(/voxreason: clips: 0 imported, 0 updated, 0 unchanged, 1 cases, 1 captions; 0 failed, 1 warnings/);
+    expect(imported.stdout + imported.stderr).not.toMatch(/import ravdess first/);
   });
 
   it('refuses bad arguments with a line naming the problem', async () => {

@@ -107,7 +107,7 @@ export function parseVoxreasonCases(file: string, text: string, report: ImportRe
   return cases;
 }
 
-/** One warning for every plan whose clip the manifest (or the study) lacks: a corpus subset is normal. */
+/** One warning for all the plans whose clip the manifest (or the study) lacks: a corpus subset is normal. */
 export function warnSkippedPlans(file: string, skipped: number, report: ImportReport): void {
   if (skipped > 0) report.warn(file, `${skipped} plan${skipped === 1 ? '' : 's'} skipped: clip not in the manifest`);
 }
@@ -115,7 +115,8 @@ export function warnSkippedPlans(file: string, skipped: number, report: ImportRe
 /**
  * Imports VoxReason cases (JSONL): each case's gold plan and counterfactual plans become captions
  * (systems voxreason-gold and voxreason-cf:<edit>) of the RAVDESS utterance the case was built from.
- * Cases whose clip was not imported (a corpus subset) are skipped with one warning.
+ * Cases whose clip was not imported (a corpus subset) are skipped and counted ('plans skipped'),
+ * for the caller to warn about once however many files it imports.
  */
 export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOptions = {}): ImportReport {
   const report = options.report ?? new ImportReport(options.onFailure);
@@ -143,6 +144,6 @@ export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOpti
       report.count('captions', vox.captions.length);
     }
   })();
-  warnSkippedPlans(file, skipped, report);
+  if (skipped > 0) report.count('plans skipped', skipped);
   return report;
 }

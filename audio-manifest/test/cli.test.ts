@@ -60,11 +60,14 @@ describe('npm run manifest (CLI)', () => {
     const cases = ['03-01-04-01-01-01-02', '03-01-05-01-01-01-03', '03-01-06-01-01-01-04', '03-01-07-01-01-01-05'].map((stem) =>
       JSON.stringify({ case_id: `c${stem}`, gold_plan: plan, counterfactuals: [], metadata: { source_record_id: stem } }),
     );
-    writeFileSync(join(dir, 'cases.jsonl'), `${cases.join('\n')}\n`);
-    const imported = await manifest(data, 'import', 'voxreason', join(dir, 'cases.jsonl'));
+    // Two split files, as VoxReason ships them: still one warning for the run.
+    writeFileSync(join(dir, 'train.jsonl'), `${cases.slice(0, 2).join('\n')}\n`);
+    writeFileSync(join(dir, 'test.jsonl'), `${cases.slice(2).join('\n')}\n`);
+    const files = [join(dir, 'train.jsonl'), join(dir, 'test.jsonl')];
+    const imported = await manifest(data, 'import', 'voxreason', ...files);
     expect(imported.code).toBe(0);
-    expect(imported.stderr.trim().split('\n')).toEqual([`${join(dir, 'cases.jsonl')}: warning: 3 plans skipped: clip not in the manifest`]);
-    expect(imported.stdout).toMatch(/voxreason: clips: 0 imported, 0 updated, 0 unchanged, 1 cases, 1 captions; 0 failed, 1 warnings/);
+    expect(imported.stderr.trim().split('\n')).toEqual([`${files.join(', ')}: warning: 3 plans skipped: clip not in the manifest`]);
+    expect(imported.stdout).toMatch(/voxreason: clips: 0 imported, 0 updated, 0 unchanged, 1 cases, 1 captions, 3 plans skipped; 0 failed, 1 warnings/);
     expect(imported.stdout + imported.stderr).not.toMatch(/import ravdess first/);
   });
 

@@ -162,6 +162,38 @@ design:
     expect(t.db.prepare('SELECT count(*) AS n FROM studies').get()).toEqual({ n: 0 });
   });
 
+  it('refuses a practice clip that is also a scored item, at the practice entry; a sampled study never draws it', async () => {
+    const yaml = `${header}items:
+  mode: explicit
+  list:
+    - utterance: metaset:u1
+      systemA: alpha
+      systemB: beta
+    - utterance: metaset:u2
+      systemA: alpha
+      systemB: beta
+practice:
+  - utterance: metaset:u2
+    correct: A voice.
+    wrong: Silence.
+design:
+  kind: crossed
+`;
+    const dir = setup(yaml);
+    const error = await loadStudyDir(t.db, dir).catch((e: unknown) => e);
+    expect(describeError(error)).toBe(
+      'pilot/study.yaml:18:16 practice[0].utterance: metaset:u2 is also a scored item (items.list[1]); a practice trial must use a clip listeners are not scored on',
+    );
+    expect(t.db.prepare('SELECT count(*) AS n FROM studies').get()).toEqual({ n: 0 });
+    t.close();
+    // Sampled: every utterance but the practice one may be drawn (40 utterances, 10 pairs each).
+    const sampledDir = setup(sampled.replace('count: 20', 'count: 390').replace('minPerSystem: 6', 'minPerSystem: 1'));
+    await loadStudyDir(t.db, sampledDir);
+    const scored = t.db.prepare("SELECT DISTINCT utterance_id FROM items WHERE kind = 'pair'").pluck().all();
+    expect(scored).toHaveLength(39);
+    expect(scored).not.toContain('metaset:u39');
+  });
+
   it('refuses impossible sampling and designs at the right field', async () => {
     const tooMany = sampled.replace('count: 20', 'count: 500').replace('minPerSystem: 6', 'minPerSystem: 1');
     let dir = setup(tooMany);

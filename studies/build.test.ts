@@ -186,8 +186,8 @@ design:
     );
     expect(t.db.prepare('SELECT count(*) AS n FROM studies').get()).toEqual({ n: 0 });
     t.close();
-    // Sampled: every utterance but the practice one may be drawn (40 utterances, 10 pairs each).
-    const sampledDir = setup(sampled.replace('count: 20', 'count: 390').replace('minPerSystem: 6', 'minPerSystem: 1'));
+    // Sampled, one item per utterance: asking for 39 of the 40 utterances takes every one but the practice clip.
+    const sampledDir = setup(sampled.replace('count: 20', 'count: 39').replace('minPerSystem: 6', 'minPerSystem: 1').replace(/attentionChecks:[\s\S]*?practice:/, 'practice:'));
     await loadStudyDir(t.db, sampledDir);
     const scored = t.db.prepare("SELECT DISTINCT utterance_id FROM items WHERE kind = 'pair'").pluck().all();
     expect(scored).toHaveLength(39);

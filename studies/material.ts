@@ -139,6 +139,8 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
   const material: StudyMaterial = { utterances: new Map(), captions: [], judgeScores: [], notes: [] };
   const problems = new Problems(options.studyDir);
   const wavPaths = new Map<string, string>();
+  // As in the manifest, a later file's score for the same caption, judge and run replaces an earlier one.
+  const scores = new Map<string, MaterialScore>();
   const note = (report: ImportReport) => report.warnings.forEach((w) => material.notes.push(`${problems.display(w.file)}: ${w.reason}`));
   const ordered = [...sources].sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
 
@@ -215,7 +217,7 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
         for (const row of rows ?? []) {
           if (row.score === null) continue;
           if (!captioned.has(`${row.utteranceId}\u0000${row.system}`)) unmatched++;
-          else material.judgeScores.push({ utteranceId: row.utteranceId, system: row.system, judge: row.judge, run: row.run, score: row.score });
+          else scores.set([row.utteranceId, row.system, row.judge, row.run].join('\u0000'), { utteranceId: row.utteranceId, system: row.system, judge: row.judge, run: row.run, score: row.score });
         }
         if (unmatched > 0) material.notes.push(`${problems.display(source.file)}: ${unmatched} score${unmatched === 1 ? '' : 's'} skipped: no caption of that system for that clip among the study's sources`);
         // Rows naming a wav_path no caption file of the study has are the same partial-corpus case.
@@ -229,5 +231,6 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
     }
   }
   if (problems.list.length > 0) throw new StudyDefinitionError(problems.list);
+  material.judgeScores = [...scores.values()];
   return material;
 }

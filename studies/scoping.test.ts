@@ -17,6 +17,7 @@ import { setStudyStatus } from './build';
 import { assignTrials } from './design';
 import { main } from './cli';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
+import { readMaterial } from './material';
 import { insertListener, voteAll } from './test-support';
 
 const DEMO = fileURLToPath(new URL('./demo/', import.meta.url));
@@ -327,3 +328,41 @@ function existsDir(dir: string): boolean {
     return false;
   }
 }
+
+describe('studies/README.md', () => {
+  it("documents each source format with an example that reads as documented", async () => {
+    const readme = readFileSync(fileURLToPath(new URL('./README.md', import.meta.url)), 'utf8');
+    const example = (heading: string, lang: string) => {
+      const section = readme.split(`### ${heading}`)[1].split('\n### ')[0];
+      return section.split(`\`\`\`${lang}\n`)[1].split('\n\`\`\`')[0];
+    };
+    const dir = tempDir();
+    mkdirSync(join(dir, 'audio'));
+    writeFileSync(join(dir, 'lyra.json'), example('Caption files (metaset)', 'json'));
+    writeFileSync(join(dir, 'lyra__judge-alpha__run1.json'), example('Judge outputs', 'json'));
+    writeFileSync(join(dir, 'scores.csv'), example('Judge outputs', 'csv'));
+    writeFileSync(join(dir, 'cases.jsonl'), example('VoxReason plans', 'json'));
+    const layout = example('RAVDESS folders', '').split('\n').filter(Boolean).map((l) => l.replace('corpus/RAVDESS/', ''));
+    layout.forEach((file, n) => writeWav(join(dir, 'RAVDESS', file), { sampleRate: 16000, channels: [sine(0.1, 16000, 300 + n, 0.3)] }));
+    const material = await readMaterial(
+      [
+        { kind: 'ravdess', dir: join(dir, 'RAVDESS') },
+        { kind: 'metaset', file: join(dir, 'lyra.json'), system: 'lyra', audioRoot: join(dir, 'audio') },
+        { kind: 'voxreason', file: join(dir, 'cases.jsonl') },
+        { kind: 'judge', file: join(dir, 'lyra__judge-alpha__run1.json') },
+        { kind: 'judge', file: join(dir, 'scores.csv') },
+      ],
+      { roots: [dir], studyDir: dir },
+    );
+    expect(material.notes).toEqual([]);
+    expect([...material.utterances.keys()].sort()).toEqual(['metaset:demo/demo-01.wav', 'ravdess:03-01-02-01-02-01-02', 'ravdess:03-01-05-02-01-01-01']);
+    expect(material.captions.map((c) => `${c.utteranceId} ${c.system} ${c.task}`).sort()).toEqual([
+      'metaset:demo/demo-01.wav lyra holistic_creative_synthesis',
+      'metaset:demo/demo-01.wav oracle holistic_creative_synthesis',
+      'ravdess:03-01-05-02-01-01-01 voxreason-cf:emotion_to_neutral delivery_plan',
+      'ravdess:03-01-05-02-01-01-01 voxreason-gold delivery_plan',
+    ]);
+    // The JSON and the CSV score the same caption, judge and run: one score, as in the manifest.
+    expect(material.judgeScores).toEqual([{ utteranceId: 'metaset:demo/demo-01.wav', system: 'lyra', judge: 'judge-alpha', run: 'run1', score: 7 }]);
+  });
+});

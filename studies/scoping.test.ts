@@ -18,7 +18,7 @@ import { assignTrials } from './design';
 import { main } from './cli';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
 import { readMaterial } from './material';
-import { insertListener, voteAll } from './test-support';
+import { insertListener, rowCounts, voteAll } from './test-support';
 
 const DEMO = fileURLToPath(new URL('./demo/', import.meta.url));
 const SAMPLES = fileURLToPath(new URL('../../shared/samples/', import.meta.url));
@@ -36,12 +36,6 @@ function copyDemo(data: string, name: string): string {
   const dir = join(data, 'studies', name);
   cpSync(DEMO, dir, { recursive: true });
   return dir;
-}
-
-/** Every table's row count: what "nothing else changed" is checked against. */
-function rowCounts(db: Db): Record<string, number> {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
-  return Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]));
 }
 
 /** Every file under a folder with its size and content: what "nothing was written" is checked against. */

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assignTrials } from '../../studies/design';
-import { insertListener, voteAll } from '../../studies/test-support';
+import { insertListener, rowCounts, voteAll } from '../../studies/test-support';
 import { call } from '../testing/client';
 import { startTestServer, type TestServer } from '../testing/server';
 
@@ -30,12 +30,6 @@ async function createWithUploads(study: string, judges: Record<string, string>) 
     const r = await api(`/api/studio/studies/${study}/files`, { body: { kind: 'judges', name, content } });
     expect(r.status, r.text).toBe(201);
   }
-}
-
-function rowCounts(): Record<string, number> {
-  const db = server.app.db;
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
-  return Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]));
 }
 
 /** Every file of the data dir but SQLite's shared-memory index, with size, mtime and content. */
@@ -93,12 +87,12 @@ describe("study B's researcher against study A", () => {
 
   it('Validate writes nothing: every table and every data dir file are as they were', async () => {
     writeFileSync(join(server.dataDir, 'studies/study-b/judges/extra.csv'), 'utterance_id,system,judge,run,score\nmetaset:demo/demo-01.wav,lyra,judge-zeta,run9,4\n');
-    const counts = rowCounts();
+    const counts = rowCounts(server.app.db);
     const snapshot = files();
     const r = await api('/api/studio/studies/study-b/validate', { method: 'POST' });
     expect(r.status, r.text).toBe(200);
     expect(r.body.action).toBe('validated');
-    expect(rowCounts()).toEqual(counts);
+    expect(rowCounts(server.app.db)).toEqual(counts);
     expect(files()).toEqual(snapshot);
     expect(server.app.db.prepare("SELECT count(*) AS n FROM judge_scores WHERE judge = 'judge-zeta'").get()).toEqual({ n: 0 });
   });

@@ -154,7 +154,10 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
           const u = c.utterance!;
           material.utterances.set(u.id, { id: u.id, corpus: u.corpus, labels: u.labels ?? c.labels, audio: c.file });
         }
-        for (const f of report.failures) problems.add(f.file, undefined, source.kind, null, '', f.reason);
+        // A corpus folder may hold files that are not its clips: skip them, say how many and why.
+        const reasons = new Map<string, number>();
+        for (const f of report.failures) reasons.set(f.reason, (reasons.get(f.reason) ?? 0) + 1);
+        for (const [reason, n] of reasons) material.notes.push(`${problems.display(source.dir)}: ${n} file${n === 1 ? '' : 's'} skipped: ${reason} (expected ${FORMATS[source.kind].expected}; see ${FORMATS[source.kind].doc})`);
         break;
       }
       case 'metaset': {

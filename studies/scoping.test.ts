@@ -257,6 +257,8 @@ describe('a study uses only what it names', () => {
       const mine = join(corpora, 'mine/RAVDESS');
       const myStems = ['03-01-03-01-01-01-01', '03-01-04-01-02-01-02', '03-01-05-01-01-02-03', '03-01-02-01-02-02-04'];
       ravdessFolder(mine, myStems);
+      // A stray recording that is not a corpus clip: skipped with a note, not a refusal.
+      writeWav(join(mine, 'Actor_01', 'room-tone.wav'), { sampleRate: 16000, channels: [sine(0.1, 16000, 100, 0.1)] });
       const casesText = [...myStems, '03-01-03-02-01-01-09', '03-01-04-02-01-01-10'].map((s) => JSON.stringify(plan(s, 'declared'))).join('\n');
       mkdirSync(join(corpora, 'mine/voxreason'));
       writeFileSync(join(corpora, 'mine/voxreason/cases.jsonl'), casesText);
@@ -270,7 +272,10 @@ describe('a study uses only what it names', () => {
 
       const { summary } = await loadStudyDir(db, dir, { dataDir: data, corpora: [corpora] });
       expect(summary.items.pair).toBe(4);
-      expect(summary.notes).toEqual([`${join(corpora, 'mine/voxreason/cases.jsonl')}: 2 plans skipped: clip not in the manifest`]);
+      expect(summary.notes).toEqual([
+        `${mine}: 1 file skipped: file name is not seven two-digit fields MM-VV-EE-II-SS-RR-AA (expected a RAVDESS folder: Actor_XX/MM-VV-EE-II-SS-RR-AA.wav; see studies/README.md#ravdess-folders)`,
+        `${join(corpora, 'mine/voxreason/cases.jsonl')}: 2 plans skipped: clip not in the manifest`,
+      ]);
       expectFromDeclared(db, 'plans', mine, casesText);
       // Asking for more than the declared sources hold is refused, though the manifest holds 8 clips with plans.
       writeFileSync(join(dir, 'study.yaml'), studyYaml(mine, join(corpora, 'mine/voxreason/cases.jsonl'), 6));

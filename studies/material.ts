@@ -141,7 +141,8 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
   const wavPaths = new Map<string, string>();
   // As in the manifest, a later file's score for the same caption, judge and run replaces an earlier one.
   const scores = new Map<string, MaterialScore>();
-  const note = (report: ImportReport) => report.warnings.forEach((w) => material.notes.push(`${problems.display(w.file)}: ${w.reason}`));
+  // Plans without a clip among the study's sources, over all its plan files: one note, however they are split.
+  const skippedPlans = { files: [] as string[], count: 0 };
   const ordered = [...sources].sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
 
   for (const source of ordered) {
@@ -197,9 +198,9 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
           }
           for (const c of vox.captions) material.captions.push({ utteranceId: vox.utteranceId, system: c.system, task: PLAN_TASK, text: c.text });
         }
-        warnSkippedPlans(source.file, skipped, report);
+        if (skipped > 0) skippedPlans.files.push(problems.display(source.file));
+        skippedPlans.count += skipped;
         problems.fromReport(report, source.file, text, 'voxreason', 'record');
-        note(report);
         break;
       }
       case 'judge': {
@@ -234,6 +235,9 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
     }
   }
   if (problems.list.length > 0) throw new StudyDefinitionError(problems.list);
+  const planNote = new ImportReport();
+  warnSkippedPlans(skippedPlans.files.join(', '), skippedPlans.count, planNote);
+  material.notes.push(...planNote.warnings.map((w) => `${w.file}: ${w.reason}`));
   material.judgeScores = [...scores.values()];
   return material;
 }

@@ -11,7 +11,7 @@ import { generateAttentionChecks, type AttentionCandidate, type Labels } from '.
 import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
 import { createRandom } from './random';
 import { captionKey, judgeScores, sampleItems, SamplingError, type SamplerSummary } from './sampler';
-import type { StudyMaterial } from './material';
+import type { MaterialScore, StudyMaterial } from './material';
 import type { StudyDefinition, UtteranceFilter } from './schema';
 
 export type ItemKind = 'pair' | 'attention' | 'practice';
@@ -42,13 +42,7 @@ interface UtteranceRow {
   labels: Labels;
 }
 
-interface ScoreRow {
-  utteranceId: string;
-  system: string;
-  judge: string;
-  run: string;
-  score: number;
-}
+type ScoreRow = MaterialScore;
 
 /**
  * What a plan draws on. A study that declares `sources:` draws only on its own material

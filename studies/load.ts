@@ -12,7 +12,6 @@ import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } 
 import { corporaList, corpusRoots, STUDIES_DIR } from './roots';
 import { formatSamplerSummary, type SamplerSummary } from './sampler';
 import { resolveSources, runSources, type SourceImporters, type SourceRun } from './sources';
-import type { StudySource } from './schema';
 
 /** Where a study may read its sources from (see roots.ts). */
 export interface RootOptions {
@@ -79,10 +78,8 @@ export interface ValidationResult {
   studyId: string;
   /** null for a template whose files are not there yet (only its definition and paths were checked). */
   plan: StudyPlan | null;
-  sources: StudySource[];
+  /** What the sources hold (null: the study declares none). */
   material: StudyMaterial | null;
-  /** Source paths a template names that are not there. */
-  missing: string[];
   notes: string[];
 }
 
@@ -111,10 +108,10 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
   if (missing.length > 0) {
     const named = [...new Set(missing.map((m) => relative(dir, m)))];
     notes.push(`the template names ${named.length} path${named.length === 1 ? '' : 's'} to provide: ${named.join(', ')}; items are planned once they are there`);
-    return { studyId, plan: null, sources, material, missing, notes };
+    return { studyId, plan: null, material, notes };
   }
   const plan = planStudy(db, parsed, material ? { material, clipOf: notImported } : undefined);
-  return { studyId, plan, sources, material, missing, notes };
+  return { studyId, plan, material, notes };
 }
 
 /**

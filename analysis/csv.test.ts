@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
+import { buildBundle } from './bundle';
 import { cellText, csvField, restoreText } from './csv';
+import { reportCsvFiles } from './csv-report';
+import { analyze } from './report';
+import { simulate } from './simulate';
 
 /** What a spreadsheet would do with the field: a formula when its text (after CSV unquoting) starts with = + - @ tab CR. */
 const unquote = (field: string): string => (parse(field + '\r\n', { relax_quotes: false }) as string[][])[0]?.[0] ?? '';
@@ -37,5 +41,17 @@ describe('csvField neutralises spreadsheet formulas in text', () => {
   it('restores a number field unchanged', () => {
     fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => Number(restoreText(unquote(csvField(x)))) === x || (x === 0 && Object.is(x, -0))));
     expect(cellText(-1.5)).toBe('-1.5');
+  });
+});
+
+describe('the report CSVs', () => {
+  it('neutralise names from the bundle and keep negative strengths numeric', () => {
+    const sim = simulate({ systems: 3, items: 30, listeners: 4, careless: 0, attention: 0, seed: 1 });
+    const rename = (s: string) => (s === 'oracle' ? '=cmd|"/c calc"!A1' : s);
+    const items = sim.items.map((i) => ({ ...i, system_a: rename(i.system_a), system_b: rename(i.system_b) }));
+    const files = reportCsvFiles(analyze(buildBundle({ ...sim, items }), { btPrior: 0.1 }));
+    const rows = parse(files['bradley_terry.csv'], { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => r.system)).toContain(`'=cmd|"/c calc"!A1`);
+    expect(rows.some((r) => /^-\d/.test(r.log_strength))).toBe(true);
   });
 });

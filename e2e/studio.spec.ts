@@ -158,7 +158,7 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
   const downloads: Download[] = [];
   page.on('download', (d) => downloads.push(d));
   await page.getByRole('button', { name: 'Export bundle' }).click();
-  await expect.poll(() => downloads.length).toBe(3);
+  await expect.poll(() => downloads.length).toBe(5);
   const dir = mkdtempSync(join(tmpdir(), 'earmark-e2e-bundle-'));
   try {
     for (const d of downloads) await d.saveAs(join(dir, d.suggestedFilename().replace(`${STUDY}-`, '')));

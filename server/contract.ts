@@ -167,6 +167,8 @@ export const ExportBundle = z.object({
   'items.csv': z.string(),
   'votes.csv': z.string(),
   'judge_scores.csv': z.string(),
+  'listeners.csv': z.string(),
+  'study.json': z.string(),
 });
 export type ExportBundle = z.infer<typeof ExportBundle>;
 
@@ -334,7 +336,7 @@ export const Dashboard = z.object({
   attention: z.object({
     answered: z.number().int(),
     correct: z.number().int(),
-    /** listeners whose attention share met the threshold, among those who answered any */
+    /** correct attention answers / all attention answers, over all listeners (the report's attention_pass_rate) */
     passRate: z.number().nullable(),
   }),
   screening: z.object({ kind: z.string(), passed: z.number().int(), failed: z.number().int(), notRun: z.number().int() }),
@@ -343,7 +345,10 @@ export const Dashboard = z.object({
     votes: z.number().int(),
     krippendorffAlpha: z.number().nullable(),
     fleissKappa: z.number().nullable(),
+    brennanPredigerKappa: z.number().nullable(),
     meanPairwiseAgreement: z.number().nullable(),
+    /** the a/b labelling α and Fleiss' κ are computed on */
+    coding: z.string(),
   }),
   judges: z.array(
     z.object({

@@ -5,7 +5,7 @@ import { assignTrials } from './design';
 import { setStudyStatus, StudyLockedError } from './build';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
 import { StudyDefinitionError } from './parse';
-import { readStudyDefinition, exclusionRules, studyIntro } from './settings';
+import { readStudyDefinition, studyIntro } from './settings';
 import { insertListener, seedManifest, tempDb, voteAll, type TempDb } from './test-support';
 
 const SYSTEMS = ['oracle', 'alpha', 'beta', 'gamma', 'delta'];
@@ -256,20 +256,14 @@ describe('status and run-time settings', () => {
     expect(() => setStudyStatus(t.db, 'nosuch', 'open')).toThrow(/unknown study nosuch/);
   });
 
-  it('gives the server the listener-facing intro and the exclusion rules', async () => {
+  it('gives the server the listener-facing intro and stores the exclusion rules', async () => {
     const dir = setup(
       sampled.replace('seed: 5', 'seed: 5\nlistening: {mode: seconds, seconds: 3}\nscreening: {kind: antiphase, required: true}\nexclusion: {minMedianResponseMs: 800, excludeFailedScreening: true}'),
     );
     await loadStudyDir(t.db, dir);
     const definition = readStudyDefinition(t.db, 'pilot');
-    expect(exclusionRules(definition)).toEqual({
-      minAttention: 0.75,
-      minMedianResponseMs: 800,
-      maxListeningViolations: null,
-      excludeFailedScreening: true,
-      screening: { kind: 'antiphase', required: true },
-      listening: { mode: 'seconds', seconds: 3 },
-    });
+    expect(definition.exclusion).toEqual({ minAttention: 0.75, minMedianResponseMs: 800, excludeFailedScreening: true });
+    expect(definition.screening).toEqual({ kind: 'antiphase', required: true });
     const intro = studyIntro('pilot', 'open', definition);
     expect(intro).toMatchObject({ study: 'pilot', linkParameters: ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID'], listening: { mode: 'seconds', seconds: 3 } });
     expect(JSON.stringify(intro)).not.toMatch(/oracle|alpha|metaset/);

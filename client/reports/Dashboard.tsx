@@ -8,8 +8,9 @@ const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(0)}
 const num = (x: number | null, digits = 2) => (x === null ? '—' : x.toFixed(digits));
 const REASONS: Record<string, string> = {
   attention: 'attention checks',
-  median_response_time: 'too fast (median response)',
-  listening_violations: 'listening requirement',
+  fast: 'too fast (median response)',
+  listening: 'listening requirement',
+  hidden: 'tab hidden during trials',
   screening: 'headphone screening',
 };
 
@@ -123,12 +124,12 @@ export function Dashboard({ study }: { study: string }) {
         <Figure label="excluded" value={l.excluded} sub={`${l.retained} of ${l.voted} retained`} testId="dash-excluded" />
         <Figure label="votes" value={data.votes.total} testId="dash-votes" />
         <Figure
-          label="listeners passing attention"
+          label="attention checks passed"
           value={pct(data.attention.passRate)}
           sub={`${data.attention.correct}/${data.attention.answered} checks right`}
           testId="dash-attention"
         />
-        <Figure label="Krippendorff α" value={num(data.reliability.krippendorffAlpha)} sub={`Fleiss κ ${num(data.reliability.fleissKappa)}`} testId="dash-alpha" />
+        <Figure label="Krippendorff α" value={num(data.reliability.krippendorffAlpha)} sub={`Fleiss κ ${num(data.reliability.fleissKappa)} · Brennan–Prediger κ ${num(data.reliability.brennanPredigerKappa)}`} testId="dash-alpha" />
       </div>
 
       <div className="grid2">

@@ -357,7 +357,7 @@ function csvField(value: unknown): string {
 }
 
 /** One CSV file as lines (header first), each ending in CRLF. */
-function* csvLines(header: readonly string[], rows: Iterable<readonly unknown[]>): Iterable<string> {
+export function* csvLines(header: readonly string[], rows: Iterable<readonly unknown[]>): Iterable<string> {
   yield header.map(csvField).join(',') + '\r\n';
   for (const row of rows) yield row.map(csvField).join(',') + '\r\n';
 }

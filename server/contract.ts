@@ -355,5 +355,32 @@ export const Dashboard = z.object({
 });
 export type Dashboard = z.infer<typeof Dashboard>;
 
+/**
+ * One row of the studio's per-listener table: who the listener is on the recruiting platform,
+ * how far they got, and the analysis' verdict. `excludedFor` comes from the live report's
+ * exclusion list (analysis/report.ts), never from rules of the studio's own.
+ */
+export const ParticipantRow = z.object({
+  listener: z.string(),
+  /** PROLIFIC_PID, else MTurk's workerId, else null (a plain link) */
+  participant: z.string().nullable(),
+  /** every recorded link parameter */
+  external: z.record(z.string(), z.string()),
+  startedAt: z.string(),
+  completedAt: z.string().nullable(),
+  progress: z.object({ done: z.number().int(), total: z.number().int() }),
+  attention: z.object({ correct: z.number().int(), answered: z.number().int() }).nullable(),
+  screening: z.enum(['pass', 'fail']).nullable(),
+  /** exclusion reasons, the first being the one the report counts it under */
+  excludedFor: z.array(z.string()),
+  /** the completion code this listener was shown; null until they finished */
+  completionCode: z.string().nullable(),
+  decision: z.enum(['APPROVE', 'REJECT']),
+  reason: z.string(),
+});
+export type ParticipantRow = z.infer<typeof ParticipantRow>;
+export const ParticipantTable = z.object({ study: StudyId, participants: z.array(ParticipantRow) });
+export type ParticipantTable = z.infer<typeof ParticipantTable>;
+
 export const ReportLink = z.object({ url: z.string(), expiresAt: z.string() });
 export type ReportLink = z.infer<typeof ReportLink>;

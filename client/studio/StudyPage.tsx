@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { BuildReport, StudyDetail } from '../../server/contract';
 import { Dashboard } from '../reports/Dashboard';
 import { definitionProblems, errorText, studio } from './api';
+import { Participants } from './Participants';
 import { Preview } from './Preview';
 import { Problems } from './Problems';
 
@@ -201,6 +202,8 @@ export function StudyPage({ id }: { id: string }) {
       </section>
 
       {detail.built && <Dashboard study={id} />}
+
+      {detail.built && <Participants study={id} />}
 
       {detail.built && (
         <section className="card">

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ExportBundle, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
+import { ExportBundle, ParticipantTable, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
 import { bundleFiles } from '../bundle';
+import { approvalsCsv, participantTable } from '../participants';
+import { zipBundle } from '../../analysis/bundle-zip';
 import { conflict, notFound } from '../errors';
 import { setStudyStatus } from '../../studies/build';
 
@@ -43,6 +45,45 @@ export const studioRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       if (!app.store.studies.get(request.params.study)) throw unknownStudy();
       return bundleFiles(app.store.exports.rows(request.params.study));
+    },
+  );
+
+  // The same files as /export, zipped in one folder: what `npm run analyze` takes as is.
+  app.get(
+    '/api/studio/studies/:study/export.zip',
+    { onRequest: app.requireRole('researcher', 'analyst'), schema: { params: StudyParams } },
+    async (request, reply) => {
+      const { study } = request.params;
+      if (!app.store.studies.get(study)) throw unknownStudy();
+      return reply
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="${study}-bundle.zip"`)
+        .header('cache-control', 'no-store')
+        .send(Buffer.from(zipBundle(`${study}-bundle`, bundleFiles(app.store.exports.rows(study)))));
+    },
+  );
+
+  // Who took part and how each fared: the recruiting platform's ids are the researcher's to see.
+  app.get(
+    '/api/studio/studies/:study/participants',
+    { onRequest: app.requireRole('researcher'), schema: { params: StudyParams, response: { 200: ParticipantTable } } },
+    async (request) => {
+      if (!app.store.studies.get(request.params.study)) throw unknownStudy();
+      return { study: request.params.study, participants: participantTable(app.db, request.params.study) };
+    },
+  );
+
+  app.get(
+    '/api/studio/studies/:study/approvals.csv',
+    { onRequest: app.requireRole('researcher'), schema: { params: StudyParams } },
+    async (request, reply) => {
+      const { study } = request.params;
+      if (!app.store.studies.get(study)) throw unknownStudy();
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${study}-approvals.csv"`)
+        .header('cache-control', 'no-store')
+        .send(approvalsCsv(participantTable(app.db, study)));
     },
   );
 };

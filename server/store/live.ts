@@ -45,6 +45,15 @@ export function liveRepository(db: Db) {
   const screenings = db.prepare<[string], { id: string; screening: string | null }>(
     'SELECT id, screening FROM listeners WHERE study_id = ?',
   );
+  // Progress counts the trials the listener sees (practice included), as their progress bar does.
+  const participantRows = db.prepare<
+    [string],
+    { id: string; external: string; created_at: string; completed_at: string | null; completion_code: string | null; total: number; done: number }
+  >(`
+    SELECT l.id, l.external, l.created_at, l.completed_at, l.completion_code,
+           (SELECT count(*) FROM assignments a WHERE a.listener_id = l.id) AS total,
+           (SELECT count(*) FROM votes v WHERE v.listener_id = l.id) AS done
+    FROM listeners l WHERE l.study_id = ? ORDER BY l.created_at, l.id`);
   const previewRows = db.prepare<
     [string],
     { seq: number; kind: ItemKind; system_a: string; system_b: string; expected: 'a' | 'b' | null; clip_id: string; duration: number; caption_a: string; caption_b: string }
@@ -73,6 +82,9 @@ export function liveRepository(db: Db) {
     },
     attention: (studyId: string) => attentionByListener.all(studyId),
     screeningOutcomes,
+    /** Every listener of the study with their link parameters, progress and completion, oldest first. */
+    participants: (studyId: string) =>
+      participantRows.all(studyId).map((r) => ({ ...r, external: JSON.parse(r.external) as Record<string, string> })),
     /** Per listener who voted: median response time, listening-requirement violations, screening. */
     listenerFacts(studyId: string, listening: ListeningRequirement): Map<string, ListenerFacts> {
       const byListener = new Map<string, { times: number[]; violations: number }>();

@@ -1,12 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { expect, test, type Download, type Page } from '@playwright/test';
-import { readBundle } from '../analysis/bundle';
-import { analyze } from '../analysis/report';
 import { answerByKeyboard, currentTrial, screeningByKeyboard, startByKeyboard } from './support/listener';
 import { startServer, type E2eServer } from './support/server';
 
@@ -80,7 +78,7 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
   await page.getByLabel('caption files').setInputFiles(files('captions'));
   await expect(page.getByTestId('caption-files')).toHaveText('lyra.json, parrot-7b.json, sonnet-cap.json, whisper-style.json');
   await page.getByLabel('judge files').setInputFiles(files('judges'));
-  await expect(page.getByTestId('judge-files')).toContainText('whisper-style__judge-beta__run2.json');
+  await expect(page.getByTestId('judge-files')).toContainText('whisper-style__judge-beta__run2.json', { timeout: 20_000 });
   await page.getByLabel('audio root').fill(join(DEMO, 'audio'));
   await page.getByRole('button', { name: 'Use uploaded files as sources' }).click();
   const yaml = page.getByLabel('study.yaml');
@@ -154,15 +152,41 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
     `${count("SELECT count(*) AS n FROM listeners WHERE study_id = ? AND json_extract(screening, '$.passed') = 1")} passed`,
   );
 
-  // Export the bundle through the UI; its analysis runs and sees the same votes.
+  // The participants table: each Prolific id with its progress, attention and the completion code shown.
+  const participants = page.getByTestId('participants');
+  for (const pid of ['pa', 'pb']) {
+    const row = participants.locator(`tr[data-participant="${pid}"]`);
+    await expect(row).toContainText('8/8', { timeout: 15_000 });
+    await expect(row).toContainText('E2E-DONE');
+    await expect(row).toContainText('APPROVE');
+  }
+
+  // The approve/reject CSV lists both ids with APPROVE and our listener ids.
   const downloads: Download[] = [];
   page.on('download', (d) => downloads.push(d));
+  await page.getByRole('button', { name: 'Approve/reject CSV' }).click();
+  await expect.poll(() => downloads.length).toBe(1);
+  expect(downloads[0].suggestedFilename()).toBe(`${STUDY}-approvals.csv`);
+  const approvals = readFileSync((await downloads[0].path())!, 'utf8').trim().split('\r\n');
+  expect(approvals[0]).toBe('participant_id,decision,reason,rejection_category,listener_id,completion_code');
+  const listeners = new Database(join(server.dataDir, 'earmark.db'), { readonly: true });
+  const listenerOf = listeners.prepare<[string], { id: string }>("SELECT id FROM listeners WHERE json_extract(external, '$.PROLIFIC_PID') = ?");
+  for (const pid of ['pa', 'pb']) {
+    expect(approvals).toContain(`${pid},APPROVE,completed 8 of 8 trials; attention checks 2/2 right,,${listenerOf.get(pid)!.id},E2E-DONE`);
+  }
+  listeners.close();
+
+  // Export the bundle through the UI: one zip that `npm run analyze` reads as it is, with the same votes.
   await page.getByRole('button', { name: 'Export bundle' }).click();
-  await expect.poll(() => downloads.length).toBe(3);
+  await expect.poll(() => downloads.length).toBe(2);
+  expect(downloads[1].suggestedFilename()).toBe(`${STUDY}-bundle.zip`);
   const dir = mkdtempSync(join(tmpdir(), 'earmark-e2e-bundle-'));
   try {
-    for (const d of downloads) await d.saveAs(join(dir, d.suggestedFilename().replace(`${STUDY}-`, '')));
-    const report = analyze(await readBundle(dir));
+    const zip = join(dir, downloads[1].suggestedFilename());
+    await downloads[1].saveAs(zip);
+    const out = join(dir, 'report.json');
+    execFileSync('npm', ['run', '--silent', 'analyze', '--', zip, '--format', 'json', '--out', out], { cwd: root, encoding: 'utf8' });
+    const report = JSON.parse(readFileSync(out, 'utf8'));
     expect(report.listeners.total).toBe(2);
     expect(report.listeners.attention_pass_rate).toBe(1);
     expect(report.reliability.votes).toBe(votes - answered);

@@ -15,7 +15,7 @@ const REASON_LABEL: Record<string, string> = {
 function ParticipantLine({ row }: { row: ParticipantRow }) {
   const { progress, attention } = row;
   return (
-    <tr data-listener={row.listener}>
+    <tr data-listener={row.listener} data-participant={row.participant ?? undefined}>
       <td>
         {row.participant ?? <span className="muted">no platform id</span>}
         <div className="muted small" title={Object.entries(row.external).map(([k, v]) => `${k}=${v}`).join('\n')}>

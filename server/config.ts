@@ -11,6 +11,12 @@ export const ConfigSchema = z.object({
   /** Load the bundled demo study on start (the embedded default). */
   demo: z.boolean(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  /**
+   * Behind a reverse proxy (docs/deploy.md): the proxy's address(es), comma-separated, whose
+   * X-Forwarded-For/-Proto/-Host are believed, so rate limits see listeners' addresses and
+   * links say https. Unset: no header is believed.
+   */
+  trustProxy: z.string().min(1).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema> & { synchronous: Synchronous };
 
@@ -30,6 +36,7 @@ export function configFromEnv(argv: string[] = process.argv.slice(2), env = proc
     synchronous: (flag('synchronous') ?? env.EARMARK_SYNCHRONOUS ?? 'FULL').toUpperCase(),
     demo: !argv.includes('--no-demo') && env.EARMARK_DEMO !== '0',
     logLevel: flag('log-level') ?? env.EARMARK_LOG_LEVEL ?? 'info',
+    trustProxy: flag('trust-proxy') ?? (env.EARMARK_TRUST_PROXY || undefined),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

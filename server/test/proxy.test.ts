@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../config';
 import { startTestServer, type TestServer } from '../testing/server';
@@ -51,5 +53,28 @@ describe('behind a reverse proxy', () => {
     expect(configFromEnv([], { EARMARK_TRUST_PROXY: '10.0.0.2' }).trustProxy).toBe('10.0.0.2');
     expect(configFromEnv([], { EARMARK_TRUST_PROXY: '' }).trustProxy).toBeUndefined();
     expect(configFromEnv([], {}).trustProxy).toBeUndefined();
+  });
+});
+
+describe('the files docs/deploy.md installs', () => {
+  const file = (name: string) => readFileSync(fileURLToPath(new URL(`../../docs/deploy/${name}`, import.meta.url)), 'utf8');
+  const unitValues = (text: string, key: string) => [...text.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((m) => m[1]);
+
+  it('configure a loopback server that trusts only the local proxy, on the port Caddy forwards to', () => {
+    const unit = file('earmark.service');
+    const env = Object.fromEntries(unitValues(unit, 'Environment').map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
+    const config = configFromEnv([], env);
+    expect(config).toMatchObject({ dataDir: '/srv/earmark/data', host: '127.0.0.1', trustProxy: '127.0.0.1', demo: false, synchronous: 'FULL' });
+    expect(file('Caddyfile')).toContain(`reverse_proxy 127.0.0.1:${config.port}`);
+    expect(unitValues(unit, 'ExecStart')).toEqual(['/opt/earmark/node_modules/.bin/tsx server/main.ts']);
+  });
+
+  it('back up the same data directory with the backup command into a folder, hourly', () => {
+    const unit = file('earmark-backup.service');
+    expect(unitValues(unit, 'Environment')).toContain('EARMARK_DATA=/srv/earmark/data');
+    const [backup] = unitValues(unit, 'ExecStart');
+    expect(backup).toBe('/opt/earmark/node_modules/.bin/tsx server/cli/backup.ts /srv/earmark-backups/');
+    expect(existsSync(fileURLToPath(new URL('../cli/backup.ts', import.meta.url)))).toBe(true);
+    expect(unitValues(file('earmark-backup.timer'), 'OnCalendar')).toEqual(['hourly']);
   });
 });

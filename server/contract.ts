@@ -155,6 +155,8 @@ export const StudioStudy = z.object({
   listeners: z.number().int().nonnegative(),
   completed: z.number().int().nonnegative(),
   votes: z.number().int().nonnegative(),
+  /** false for a study folder not built yet (a draft written in the studio or by hand) */
+  built: z.boolean(),
 });
 export type StudioStudy = z.infer<typeof StudioStudy>;
 
@@ -218,7 +220,13 @@ export const StudyFileName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|csv)$/, 'a file name of letters, digits, . _ - ending in .json or .csv');
 
 export const UploadStudyFileBody = z
-  .object({ kind: StudyFileKind, name: StudyFileName, content: z.string().min(1, 'the file is empty').max(32 * 1024 * 1024) })
+  .object({
+    kind: StudyFileKind,
+    name: StudyFileName,
+    content: z.string().min(1, 'the file is empty').max(32 * 1024 * 1024),
+    /** overwrite an uploaded file of the same name (the studio asks first); otherwise 409 file_exists */
+    replace: z.boolean().optional(),
+  })
   .strict();
 export type UploadStudyFileBody = z.infer<typeof UploadStudyFileBody>;
 
@@ -250,6 +258,8 @@ export const StudyDetail = StudioStudy.extend({
   files: StudyFiles,
   itemsByKind: KindCounts,
   links: ListenerLinks,
+  /** the latest studio change to the folder that Undo takes back (upload, sources, save) */
+  undo: z.object({ description: z.string(), at: z.string() }).nullable(),
 });
 export type StudyDetail = z.infer<typeof StudyDetail>;
 

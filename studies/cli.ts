@@ -1,25 +1,43 @@
 /**
- * npm run study -- validate|build|open|pause|close|export <name> [--data <dir>]
- * <name> is a folder under studies/ (or a path to a study folder); `export <name> <dir>` runs the
- * server's exporter (npm run export). Exit 1 on a refused
+ * npm run study -- list | validate|build|open|pause|close|export <name> [--data <dir>]
+ * <name> is a study folder: `<data dir>/studies/<name>` (where the studio keeps the studies it
+ * creates — the same kind of folder, so either side can edit it), else `studies/<name>` here, or a
+ * path. `export <name> <dir>` runs the server's exporter (npm run export). Exit 1 on a refused
  * definition, with one `file:line:column field: problem` line per problem.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFromEnv, databaseFile } from '../server/config';
-import { openDatabase } from '../server/db/open';
+import { openDatabase, type Db } from '../server/db/open';
+import { studyRepository } from '../server/store/studies';
 import { setStudyStatus } from './build';
 import { describeError, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from './load';
 import { formatSamplerSummary } from './sampler';
 
-const USAGE = 'usage: npm run study -- validate|build|open|pause|close|export <name> [--data <data dir>]';
+const USAGE = 'usage: npm run study -- list | validate|build|open|pause|close|export <name> [--data <data dir>]';
 const STUDIES_DIR = fileURLToPath(new URL('.', import.meta.url));
 
-function studyDir(name: string): string {
+function folderOf(name: string, dataDir: string): string {
+  const home = join(dataDir, 'studies', name);
+  if (!name.includes('/') && existsSync(join(home, 'study.yaml'))) return home;
   const direct = resolve(name);
   return name.includes('/') || (existsSync(direct) && !existsSync(resolve(STUDIES_DIR, name))) ? direct : resolve(STUDIES_DIR, name);
+}
+
+/** Study folders (data directory first, then this repository's) and built studies, one line each. */
+function listStudies(db: Db, dataDir: string): void {
+  const folders = (root: string) =>
+    existsSync(root) ? readdirSync(root).filter((n) => existsSync(join(root, n, 'study.yaml'))) : [];
+  const built = new Map(studyRepository(db).list().map((s) => [s.id, s]));
+  const names = [...new Set([...folders(join(dataDir, 'studies')), ...folders(STUDIES_DIR), ...built.keys()])].sort();
+  for (const name of names) {
+    const s = built.get(name);
+    const dir = folderOf(name, dataDir);
+    const where = existsSync(join(dir, 'study.yaml')) ? dir : '(no folder: built from elsewhere)';
+    console.log([name, s ? s.status : 'not built', s ? `${s.items} items, ${s.listeners} listeners, ${s.votes} votes` : '', where].join('\t'));
+  }
 }
 
 /** The bundle is written by the server's exporter (server/cli/export.ts); this runs that same command. */
@@ -41,14 +59,19 @@ function exportBundle(studyId: string, dir: string | undefined, argv: string[]):
 export async function main(argv: string[]): Promise<number> {
   const positional = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
   const [command, name, ...rest] = positional;
-  if (!command || !name) {
+  if (!command || (!name && command !== 'list')) {
     console.error(USAGE);
     return 2;
   }
+  const config = configFromEnv(argv);
+  const studyDir = (n: string) => folderOf(n, config.dataDir);
   if (command === 'export') return exportBundle(studyIdOf(studyDir(name)), rest[0], argv);
-  const db = openDatabase(databaseFile(configFromEnv(argv)));
+  const db = openDatabase(databaseFile(config));
   try {
     switch (command) {
+      case 'list':
+        listStudies(db, config.dataDir);
+        return 0;
       case 'validate': {
         const dir = studyDir(name);
         const { studyId, plan } = validateStudyDir(db, dir);

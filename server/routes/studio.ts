@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ExportBundle, ParticipantTable, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
 import { bundleFiles } from '../bundle';
 import { approvalsCsv, participantTable } from '../participants';
+import { studyFolders } from '../store/study-folders';
 import { zipBundle } from '../../analysis/bundle-zip';
 import { conflict, notFound } from '../errors';
 import { setStudyStatus } from '../../studies/build';
@@ -10,13 +11,24 @@ import { setStudyStatus } from '../../studies/build';
 const StudyParams = z.object({ study: StudyId });
 
 /** Researcher (and, where said, analyst) routes; every one checks the access token first. */
-export const studioRoutes: FastifyPluginAsyncZod = async (app) => {
+export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (app, { dataDir }) => {
   const unknownStudy = () => notFound('unknown_study', 'no such study');
+  const folders = studyFolders(dataDir);
+  const built = () => app.store.studies.list().map((s) => ({ ...s, built: true }));
 
   app.get(
     '/api/studio/studies',
     { onRequest: app.requireRole('researcher', 'analyst'), schema: { response: { 200: StudioStudyList } } },
-    async () => ({ studies: app.store.studies.list() }),
+    // Built studies, and the study folders of the data directory not built yet: one list, however made.
+    async () => {
+      const studies = built();
+      const known = new Set(studies.map((s) => s.id));
+      const drafts = folders
+        .list()
+        .filter((name) => !known.has(name))
+        .map((id) => ({ id, title: folders.title(id), status: 'draft' as const, items: 0, listeners: 0, completed: 0, votes: 0, built: false }));
+      return { studies: [...studies, ...drafts] };
+    },
   );
 
   app.post(
@@ -32,7 +44,7 @@ export const studioRoutes: FastifyPluginAsyncZod = async (app) => {
       } catch (error) {
         throw conflict('status_refused', (error as Error).message, 'status');
       }
-      return app.store.studies.list().find((s) => s.id === request.params.study)!;
+      return built().find((s) => s.id === request.params.study)!;
     },
   );
 

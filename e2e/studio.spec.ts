@@ -206,3 +206,76 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test('one home for studies: drafts survive a reload, an upload never replaces a file unasked, refuses what it cannot read, and is undone', async ({ page }) => {
+  test.setTimeout(90_000);
+  server = await startServer({ screening: 'none' });
+  const token = execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/admin.ts', 'token', 'create', '--role', 'researcher', '--data', server.dataDir], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .at(-1)!;
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${server.url}/studio`);
+  await page.getByLabel('Access token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  // The new-study form keeps what was typed across a reload.
+  await page.getByLabel('Study name').fill('home-e2e');
+  await page.getByLabel('Start from a template').selectOption('metaset-caption-preference');
+  await page.reload();
+  await expect(page.getByTestId('draft-restored')).toBeVisible();
+  await expect(page.getByLabel('Study name')).toHaveValue('home-e2e');
+  await expect(page.getByRole('textbox', { name: 'study.yaml' })).toHaveValue(/kind: metaset/);
+  await page.getByRole('button', { name: 'Create study' }).click();
+  await page.waitForURL('**/studio/home-e2e');
+
+  // Unsaved edits come back after a reload, and go once saved.
+  const yaml = page.getByLabel('study.yaml');
+  const saved = await yaml.inputValue();
+  await yaml.fill(`${saved}# a note written before the tab was closed\n`);
+  await page.reload();
+  await expect(page.getByTestId('draft-restored')).toContainText('Your unsaved edits');
+  await expect(yaml).toHaveValue(/# a note written before the tab was closed\n$/);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page.getByTestId('draft-restored')).toHaveCount(0);
+  await page.reload();
+  await expect(yaml).toHaveValue(/# a note written before the tab was closed\n$/);
+  await expect(page.getByTestId('draft-restored')).toHaveCount(0);
+
+  // The same file again: the studio asks; declined, nothing changes; accepted, it replaces.
+  const lyra = join(DEMO, 'captions', 'lyra.json');
+  await page.getByLabel('caption files').setInputFiles(lyra);
+  await expect(page.getByTestId('caption-files')).toHaveText('lyra.json');
+  await expect(page.getByRole('button', { name: 'Undo upload captions/lyra.json' })).toBeVisible();
+  const asked: string[] = [];
+  page.once('dialog', (d) => (asked.push(d.message()), void d.dismiss()));
+  await page.getByLabel('caption files').setInputFiles([]);
+  await page.getByLabel('caption files').setInputFiles(lyra);
+  await expect.poll(() => asked).toEqual(['captions/lyra.json is already uploaded. Replace it? (Undo brings the old one back.)']);
+  await expect(page.getByRole('button', { name: 'Undo upload captions/lyra.json' })).toBeVisible();
+  page.once('dialog', (d) => void d.accept());
+  await page.getByLabel('caption files').setInputFiles([]);
+  await page.getByLabel('caption files').setInputFiles(lyra);
+  await page.getByRole('button', { name: 'Undo replace captions/lyra.json' }).click();
+  await page.getByRole('button', { name: 'Undo upload captions/lyra.json' }).click();
+  await expect(page.getByTestId('caption-files')).toHaveText('none yet');
+
+  // A file that is not text is refused with the reason; the good one beside it is taken.
+  await page.getByLabel('caption files').setInputFiles([
+    { name: 'sheet.json', mimeType: 'application/json', buffer: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0xfe, 0x00, 0x10]) },
+    { name: 'lyra.json', mimeType: 'application/json', buffer: readFileSync(lyra) },
+  ]);
+  await expect(page.getByTestId('upload-refused')).toContainText('captions/sheet.json is not UTF-8 text (line 1 holds a byte that is not)');
+  await expect(page.getByTestId('caption-files')).toHaveText('lyra.json');
+
+  // The study, not built yet, is in the studio's list and in `npm run study -- list`.
+  await page.goto(`${server.url}/studio`);
+  await expect(page.getByTestId('study-list').locator('tr', { hasText: 'home-e2e' })).toContainText('not built');
+  const listed = execFileSync(process.execPath, ['--import', 'tsx', 'studies/cli.ts', 'list', '--data', server.dataDir], { cwd: root, encoding: 'utf8' });
+  expect(listed).toContain(`home-e2e\tnot built\t\t${join(server.dataDir, 'studies', 'home-e2e')}`);
+  expect(problems).toEqual([]);
+});

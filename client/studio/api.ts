@@ -36,8 +36,9 @@ export const studio = {
   create: (body: { name: string; yaml?: string; template?: string }) => authed<StudyDetail>('POST', '/api/studio/studies', body),
   get: (id: string) => authed<StudyDetail>('GET', study(id)),
   save: (id: string, yaml: string) => authed<StudyDetail>('PUT', `${study(id)}/definition`, { yaml }),
-  upload: (id: string, kind: 'captions' | 'judges', name: string, content: string) =>
-    authed<{ captions: string[]; judges: string[] }>('POST', `${study(id)}/files`, { kind, name, content }),
+  upload: (id: string, kind: 'captions' | 'judges', name: string, content: string, replace = false) =>
+    authed<{ captions: string[]; judges: string[] }>('POST', `${study(id)}/files`, { kind, name, content, replace }),
+  undo: (id: string) => authed<StudyDetail>('POST', `${study(id)}/undo`),
   useUploads: (id: string, audioRoot: string) => authed<StudyDetail>('POST', `${study(id)}/sources`, { audioRoot }),
   validate: (id: string) => authed<BuildReport>('POST', `${study(id)}/validate`),
   build: (id: string) => authed<BuildReport>('POST', `${study(id)}/build`),

@@ -42,15 +42,8 @@ async function answer(page: Page, pid: string, n: number): Promise<void> {
   await answerByKeyboard(page, item.expected === null ? (((n % 2) + 1) as 1 | 2) : item.expected === item.first ? 1 : 2);
 }
 
-/** A listener in their own browser context: welcome, headphone check, then `trials` answers. */
-async function listener(page: Page, link: string, pid: string, trials: number): Promise<void> {
-  await startByKeyboard(page, `${link}?PROLIFIC_PID=${pid}`);
-  await screeningByKeyboard(page);
-  for (let n = 0; n < trials; n++) await answer(page, pid, n);
-}
-
-test('a researcher builds a MetaSet study from uploaded files, previews, opens and watches it; the dashboard and the export agree with the database', async ({ page, browser }, info) => {
-  test.setTimeout(150_000);
+/** A fresh server (no screening) and the studio signed in with a new researcher token; page errors are collected. */
+async function signedInStudio(page: Page): Promise<string[]> {
   server = await startServer({ screening: 'none' });
   const token = execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/admin.ts', 'token', 'create', '--role', 'researcher', '--data', server.dataDir], {
     cwd: root,
@@ -61,12 +54,25 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
     .at(-1)!;
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
-  await page.setViewportSize({ width: 1280, height: 900 });
-
-  // Sign in and create the study from the MetaSet template.
   await page.goto(`${server.url}/studio`);
   await page.getByLabel('Access token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  return problems;
+}
+
+/** A listener in their own browser context: welcome, headphone check, then `trials` answers. */
+async function listener(page: Page, link: string, pid: string, trials: number): Promise<void> {
+  await startByKeyboard(page, `${link}?PROLIFIC_PID=${pid}`);
+  await screeningByKeyboard(page);
+  for (let n = 0; n < trials; n++) await answer(page, pid, n);
+}
+
+test('a researcher builds a MetaSet study from uploaded files, previews, opens and watches it; the dashboard and the export agree with the database', async ({ page, browser }, info) => {
+  test.setTimeout(150_000);
+  const problems = await signedInStudio(page);
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // Create the study from the MetaSet template.
   await expect(page.getByTestId('study-list')).toContainText('e2e-study');
   await page.getByLabel('Study name').fill(STUDY);
   await page.getByLabel('Start from a template').selectOption('metaset-caption-preference');
@@ -209,19 +215,7 @@ function escape(text: string): string {
 
 test('one home for studies: drafts survive a reload, an upload never replaces a file unasked, refuses what it cannot read, and is undone', async ({ page }) => {
   test.setTimeout(90_000);
-  server = await startServer({ screening: 'none' });
-  const token = execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/admin.ts', 'token', 'create', '--role', 'researcher', '--data', server.dataDir], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-    .trim()
-    .split('\n')
-    .at(-1)!;
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(`${server.url}/studio`);
-  await page.getByLabel('Access token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  const problems = await signedInStudio(page);
 
   // The new-study form keeps what was typed across a reload.
   await page.getByLabel('Study name').fill('home-e2e');

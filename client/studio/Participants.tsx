@@ -1,16 +1,9 @@
-import { useEffect, useState } from 'react';
-import type { ParticipantRow } from '../../server/contract';
+import type { ParticipantRow, ParticipantTable } from '../../server/contract';
+import { REASONS } from '../reports/Dashboard';
 import { downloadApprovals, errorText, studio } from './api';
+import { usePolled } from './usePolled';
 
 const POLL_MS = 10_000;
-
-/** The exclusion reasons the analysis reports, as a researcher reads them. */
-const REASON_LABEL: Record<string, string> = {
-  attention: 'attention',
-  median_response_time: 'too fast',
-  listening_violations: 'did not listen',
-  screening: 'screening',
-};
 
 function ParticipantLine({ row }: { row: ParticipantRow }) {
   const { progress, attention } = row;
@@ -27,7 +20,7 @@ function ParticipantLine({ row }: { row: ParticipantRow }) {
       </td>
       <td className="n">{attention ? `${attention.correct}/${attention.answered}` : '—'}</td>
       <td>{row.screening ?? <span className="muted">not run</span>}</td>
-      <td>{row.excludedFor.map((r) => REASON_LABEL[r] ?? r).join(', ') || <span className="muted">—</span>}</td>
+      <td>{row.excludedFor.map((r) => REASONS[r] ?? r).join(', ') || <span className="muted">—</span>}</td>
       <td>{row.completionCode ? <code>{row.completionCode}</code> : <span className="muted">not shown</span>}</td>
       <td>
         <span className={`decision ${row.decision.toLowerCase()}`}>{row.decision}</span>
@@ -42,27 +35,8 @@ function ParticipantLine({ row }: { row: ParticipantRow }) {
  * analysis' exclusions, and the approve/reject file for Prolific (or MTurk). Polls while open.
  */
 export function Participants({ study }: { study: string }) {
-  const [rows, setRows] = useState<ParticipantRow[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout>;
-    const poll = async () => {
-      try {
-        const table = await studio.participants(study);
-        if (live) (setRows(table.participants), setError(null));
-      } catch (err) {
-        if (live) setError(errorText(err));
-      }
-      if (live) timer = setTimeout(poll, POLL_MS);
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [study]);
+  const { data, error, setError } = usePolled<ParticipantTable>(() => studio.participants(study), POLL_MS, study);
+  const rows = data?.participants ?? null;
 
   const withId = rows?.filter((r) => r.participant !== null).length ?? 0;
   return (

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyReply } from 'fastify';
 import { ExportBundle, ParticipantTable, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
 import { bundleFiles } from '../bundle';
 import { approvalsCsv, participantTable } from '../participants';
@@ -9,6 +10,10 @@ import { conflict, notFound } from '../errors';
 import { setStudyStatus } from '../../studies/build';
 
 const StudyParams = z.object({ study: StudyId });
+
+/** A download: saved under `fileName` (a study id and a fixed suffix, so nothing to escape), never cached. */
+const attachment = (reply: FastifyReply, type: string, fileName: string) =>
+  reply.type(type).header('content-disposition', `attachment; filename="${fileName}"`).header('cache-control', 'no-store');
 
 /** Researcher (and, where said, analyst) routes; every one checks the access token first. */
 export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (app, { dataDir }) => {
@@ -67,11 +72,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
     async (request, reply) => {
       const { study } = request.params;
       if (!app.store.studies.get(study)) throw unknownStudy();
-      return reply
-        .type('application/zip')
-        .header('content-disposition', `attachment; filename="${study}-bundle.zip"`)
-        .header('cache-control', 'no-store')
-        .send(Buffer.from(zipBundle(`${study}-bundle`, bundleFiles(app.store.exports.rows(study)))));
+      return attachment(reply, 'application/zip', `${study}-bundle.zip`).send(Buffer.from(zipBundle(`${study}-bundle`, bundleFiles(app.store.exports.rows(study)))));
     },
   );
 
@@ -91,11 +92,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
     async (request, reply) => {
       const { study } = request.params;
       if (!app.store.studies.get(study)) throw unknownStudy();
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${study}-approvals.csv"`)
-        .header('cache-control', 'no-store')
-        .send(approvalsCsv(participantTable(app.db, study)));
+      return attachment(reply, 'text/csv; charset=utf-8', `${study}-approvals.csv`).send(approvalsCsv(participantTable(app.db, study)));
     },
   );
 };

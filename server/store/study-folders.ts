@@ -100,12 +100,12 @@ export function studyFolders(dataDir: string) {
     writeFile(name: string, kind: StudyFileKind, fileName: string, content: string, replace = false): void {
       assertExists(name);
       const target = `${kind}/${basename(fileName)}`;
-      const exists = existsSync(join(dir(name), target));
-      if (exists && !replace) {
+      const present = existsSync(join(dir(name), target));
+      if (present && !replace) {
         throw conflict('file_exists', `${target} is already uploaded; upload it again with replace to overwrite it (Undo brings the old one back)`, 'name');
       }
       mkdirSync(join(dir(name), kind), { recursive: true });
-      change(name, target, content, `${exists ? 'replace' : 'upload'} ${target}`);
+      change(name, target, content, `${present ? 'replace' : 'upload'} ${target}`);
     },
     /** The latest change Undo would take back, if any. */
     lastChange(name: string): Pick<UndoStep, 'description' | 'at'> | null {

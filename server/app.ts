@@ -16,6 +16,8 @@ export interface AppOptions {
   /** Built client to serve (dist/client); omitted: API and media only. */
   clientDir?: string;
   rateLimits?: Partial<RateLimits>;
+  /** Config.trustProxy: the reverse proxy whose forwarded headers are believed. */
+  trustProxy?: string;
 }
 
 /** The whole server as a Fastify instance (not listening yet); main.ts, tests and bench build it here. */
@@ -30,6 +32,7 @@ export async function buildApp(
     forceCloseConnections: 'idle',
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
+    trustProxy: options.trustProxy ?? false,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -40,7 +43,7 @@ export async function buildApp(
   await app.register(audioPlugin);
 
   await app.register(listenerRoutes);
-  await app.register(studioRoutes);
+  await app.register(studioRoutes, { dataDir: config.dataDir });
   await app.register(studioStudyRoutes, { dataDir: config.dataDir, corpora: config.corpora });
   await app.register(reportRoutes);
   await app.register(mediaRoutes);

@@ -14,6 +14,12 @@ export const ConfigSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   /** Corpus folders study sources may read from, besides studies/ and the data dir's uploads (studies/roots.ts). */
   corpora: z.array(z.string()),
+  /**
+   * Behind a reverse proxy (docs/deploy.md): the proxy's address(es), comma-separated, whose
+   * X-Forwarded-For/-Proto/-Host are believed, so rate limits see listeners' addresses and
+   * links say https. Unset: no header is believed.
+   */
+  trustProxy: z.string().min(1).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema> & { synchronous: Synchronous };
 
@@ -34,6 +40,7 @@ export function configFromEnv(argv: string[] = process.argv.slice(2), env = proc
     demo: !argv.includes('--no-demo') && env.EARMARK_DEMO !== '0',
     logLevel: flag('log-level') ?? env.EARMARK_LOG_LEVEL ?? 'info',
     corpora: corporaList(flag('corpora') ?? env.EARMARK_CORPORA),
+    trustProxy: flag('trust-proxy') ?? (env.EARMARK_TRUST_PROXY || undefined),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

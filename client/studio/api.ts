@@ -3,8 +3,8 @@
  * (as in the listener's api.ts), so zod stays out of the bundle.
  */
 import type {
-  BuildReport, Dashboard, DefinitionErrorBody, ExportBundle, ReportLink, StudioStudy, StudyDetail, StudyTemplate,
-  TrialPreviewList,
+  ApiError, BuildReport, Dashboard, DefinitionErrorBody, ParticipantTable, ReportLink, StudioStudy, StudyDetail,
+  StudyTemplate, TrialPreviewList,
 } from '../../server/contract';
 import { call, HttpError } from '../lib/api';
 
@@ -20,6 +20,14 @@ function authed<T>(method: string, url: string, body?: unknown): Promise<T> {
   return call<T>(method, url, body, { token: accessToken.get() ?? undefined });
 }
 
+/** A file the server sends for download (zip, CSV), fetched with the same token. */
+async function authedFile(url: string): Promise<Blob> {
+  const token = accessToken.get();
+  const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, cache: 'no-store' });
+  if (!res.ok) throw new HttpError(res.status, (await res.json().catch(() => null)) as ApiError | null);
+  return res.blob();
+}
+
 const study = (id: string) => `/api/studio/studies/${encodeURIComponent(id)}`;
 
 export const studio = {
@@ -28,8 +36,9 @@ export const studio = {
   create: (body: { name: string; yaml?: string; template?: string }) => authed<StudyDetail>('POST', '/api/studio/studies', body),
   get: (id: string) => authed<StudyDetail>('GET', study(id)),
   save: (id: string, yaml: string) => authed<StudyDetail>('PUT', `${study(id)}/definition`, { yaml }),
-  upload: (id: string, kind: 'captions' | 'judges', name: string, content: string) =>
-    authed<{ captions: string[]; judges: string[] }>('POST', `${study(id)}/files`, { kind, name, content }),
+  upload: (id: string, kind: 'captions' | 'judges', name: string, content: string, replace = false) =>
+    authed<{ captions: string[]; judges: string[] }>('POST', `${study(id)}/files`, { kind, name, content, replace }),
+  undo: (id: string) => authed<StudyDetail>('POST', `${study(id)}/undo`),
   useUploads: (id: string, audioRoot: string) => authed<StudyDetail>('POST', `${study(id)}/sources`, { audioRoot }),
   validate: (id: string) => authed<BuildReport>('POST', `${study(id)}/validate`),
   build: (id: string) => authed<BuildReport>('POST', `${study(id)}/build`),
@@ -37,7 +46,9 @@ export const studio = {
   clone: (id: string, name: string) => authed<StudyDetail>('POST', `${study(id)}/clone`, { name }),
   preview: (id: string) => authed<TrialPreviewList>('GET', `${study(id)}/preview`),
   dashboard: (id: string) => authed<Dashboard>('GET', `${study(id)}/dashboard`),
-  exportBundle: (id: string) => authed<ExportBundle>('GET', `${study(id)}/export`),
+  exportZip: (id: string) => authedFile(`${study(id)}/export.zip`),
+  participants: (id: string) => authed<ParticipantTable>('GET', `${study(id)}/participants`),
+  approvals: (id: string) => authedFile(`${study(id)}/approvals.csv`),
   reportLink: (id: string) => authed<ReportLink>('POST', `/api/reports/${encodeURIComponent(id)}/html-link`),
 };
 
@@ -51,9 +62,9 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Saves text as a file through the browser's download. */
-export function download(name: string, text: string, type = 'text/csv'): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Saves text or a fetched file through the browser's download. */
+export function download(name: string, content: string | Blob, type = 'text/csv'): void {
+  const url = URL.createObjectURL(typeof content === 'string' ? new Blob([content], { type }) : content);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -63,10 +74,14 @@ export function download(name: string, text: string, type = 'text/csv'): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** The three bundle files, downloaded as <study>-items.csv etc. */
+/** The bundle as one zip (<study>-bundle.zip), which `npm run analyze` reads as it is. */
 export async function downloadBundle(id: string): Promise<void> {
-  const bundle = await studio.exportBundle(id);
-  for (const [name, text] of Object.entries(bundle)) download(`${id}-${name}`, text);
+  download(`${id}-bundle.zip`, await studio.exportZip(id));
+}
+
+/** The approve/reject file for the recruiting platform (<study>-approvals.csv). */
+export async function downloadApprovals(id: string): Promise<void> {
+  download(`${id}-approvals.csv`, await studio.approvals(id));
 }
 
 export async function openHtmlReport(id: string): Promise<void> {

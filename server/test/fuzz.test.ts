@@ -233,6 +233,10 @@ const TOKEN_ROUTES: { route: string; path: string; role: Role }[] = [
   { route: 'POST /api/studio/studies/:study/:action', path: '/api/studio/studies/fuzz/pause', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study/preview', path: '/api/studio/studies/fuzz/preview', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study/dashboard', path: '/api/studio/studies/fuzz/dashboard', role: 'reader' },
+  { route: 'GET /api/studio/studies/:study/export.zip', path: '/api/studio/studies/fuzz/export.zip', role: 'reader' },
+  { route: 'GET /api/studio/studies/:study/participants', path: '/api/studio/studies/fuzz/participants', role: 'researcher' },
+  { route: 'GET /api/studio/studies/:study/approvals.csv', path: '/api/studio/studies/fuzz/approvals.csv', role: 'researcher' },
+  { route: 'POST /api/studio/studies/:study/undo', path: `/api/studio/studies/${DRAFT}/undo`, role: 'researcher' },
   { route: 'GET /api/reports/:study', path: '/api/reports/fuzz', role: 'reader' },
   { route: 'POST /api/reports/:study/html-link', path: '/api/reports/fuzz/html-link', role: 'reader' },
   { route: 'GET /api/reports/:study/html', path: '/api/reports/fuzz/html', role: 'reader' },
@@ -396,7 +400,7 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
         fc.constantFrom('fuzz', DRAFT),
         fc.oneof(
           fc.constantFrom('reopen', 'OPEN', 'Pause', 'closed', 'delete', '..', '%2e%2e', 'open%00', 'open%20', 'pause%2f..', 'draft', 'paused'),
-          oddString.filter((s) => !['open', 'pause', 'close', 'status', 'sources', 'files', 'validate', 'build', 'clone', 'definition'].includes(s)).map(enc),
+          oddString.filter((s) => !['open', 'pause', 'close', 'status', 'sources', 'files', 'validate', 'build', 'clone', 'definition', 'undo'].includes(s)).map(enc),
         ),
       ).map(([s, action]) => ({ path: studio(s, `/${action}`), headers: bearer(researcherToken) })),
       fc.tuple(fc.oneof(badSegment, unknownStudy, fc.constant(DRAFT)), fc.constantFrom('open', 'pause', 'close')).map(([s, action]) => ({
@@ -411,6 +415,11 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
 
     /* Reports */
     { route: 'GET /api/studio/studies/:study/dashboard', shots: studyParams('/api/studio/studies/', '/dashboard', 'reader') },
+    { route: 'GET /api/studio/studies/:study/export.zip', shots: studyParams('/api/studio/studies/', '/export.zip', 'reader') },
+    { route: 'GET /api/studio/studies/:study/participants', shots: studyParams('/api/studio/studies/', '/participants', 'researcher') },
+    { route: 'GET /api/studio/studies/:study/approvals.csv', shots: studyParams('/api/studio/studies/', '/approvals.csv', 'researcher') },
+    // Only names that are refused: an Undo that ran would change the draft on purpose.
+    { route: 'POST /api/studio/studies/:study/undo', shots: studyParams('/api/studio/studies/', '/undo', 'researcher') },
     { route: 'GET /api/reports/:study', shots: fc.oneof(
       studyParams('/api/reports/', '', 'reader'),
       fc.constant({ path: `/api/reports/${DRAFT}`, headers: bearer(analystToken) }),

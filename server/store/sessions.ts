@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db/open';
 import { UPCOMING_TRIALS, type ScreeningBody, type SessionState, type Trial } from '../contract';
 import type { StudyRow } from './studies';
+import { conflict } from '../errors';
 import { assignTrials } from '../../studies/design';
 
 /** The listener a session token resolves to. */
@@ -20,6 +21,14 @@ interface TrialRow {
   duration: number;
   caption_a: string;
   caption_b: string;
+}
+
+/** listeners.screening: one check's outcome, or both checks' under `results`. */
+interface StoredScreening {
+  kind: string;
+  passed: boolean;
+  recordedAt: string;
+  results?: StoredScreening[];
 }
 
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -47,6 +56,9 @@ export function sessionRepository(db: Db) {
     SELECT (SELECT count(*) FROM assignments WHERE listener_id = ?) AS total,
            (SELECT count(*) FROM votes WHERE listener_id = ?) AS done`);
   const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
+  const screeningOf = db.prepare<[string], { screening: string | null; voted: 0 | 1 }>(
+    'SELECT screening, EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id) AS voted FROM listeners l WHERE id = ?',
+  );
 
   const createListener = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null) => {
     const token = randomBytes(32).toString('base64url');
@@ -99,9 +111,23 @@ export function sessionRepository(db: Db) {
           : null,
       };
     },
-    recordScreening(listenerId: string, screening: ScreeningBody): void {
-      saveScreening.run(JSON.stringify({ ...screening, recordedAt: new Date().toISOString() }), listenerId);
-    },
+    /**
+     * Records one headphone check's outcome, once: a check already recorded, or any check after
+     * the first vote, is refused (a listener who failed cannot retake it until they pass). A
+     * study asking for both checks stores both: `passed` is true only when every one passed.
+     */
+    recordScreening: db.transaction((listenerId: string, screening: ScreeningBody): void => {
+      const { screening: stored, voted } = screeningOf.get(listenerId)!;
+      const previous: StoredScreening[] = stored === null ? [] : ((p: StoredScreening) => p.results ?? [p])(JSON.parse(stored));
+      if (previous.some((r) => r.kind === screening.kind)) {
+        throw conflict('screening_recorded', `the ${screening.kind} check is already recorded and cannot change`, 'kind');
+      }
+      if (voted) throw conflict('screening_recorded', 'the headphone check cannot change after the first answer', 'kind');
+      const result: StoredScreening = { ...screening, recordedAt: new Date().toISOString() };
+      const results = [...previous, result];
+      const value = results.length === 1 ? result : { kind: 'both', passed: results.every((r) => r.passed), results, recordedAt: result.recordedAt };
+      saveScreening.run(JSON.stringify(value), listenerId);
+    }).immediate,
   };
 }
 export type SessionRepository = ReturnType<typeof sessionRepository>;

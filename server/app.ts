@@ -54,9 +54,10 @@ export async function buildApp(
   app.setSerializerCompiler(serializerCompiler);
 
   await app.register(connectionsPlugin, { limits: connectionLimits, behindProxy: trustProxy !== false });
-  await app.register(securityPlugin, { rateLimits: { ...defaultRateLimits, ...options.rateLimits } });
+  const rateLimits = { ...defaultRateLimits, ...options.rateLimits };
+  await app.register(securityPlugin, { rateLimits });
   await app.register(dbPlugin, { file: databaseFile(config), synchronous: config.synchronous });
-  await app.register(authPlugin);
+  await app.register(authPlugin, { rateLimits });
   await app.register(audioPlugin);
 
   await app.register(listenerRoutes);

@@ -164,6 +164,11 @@ export type StudioStudy = z.infer<typeof StudioStudy>;
 
 export const StudioStudyList = z.object({ studies: z.array(StudioStudy) });
 
+/** POST /api/studio/session: exchanges an access token for the studio's HttpOnly sign-in cookie. */
+export const StaffSignInBody = z.object({ token: z.string().min(1).max(512) }).strict();
+export const StaffSession = z.object({ role: z.enum(['researcher', 'analyst']) });
+export type StaffSession = z.infer<typeof StaffSession>;
+
 export const StudyStatusBody = z.object({ status: StudyStatus }).strict();
 
 /** The study export bundle (analysis-spec §1): each file's CSV text under its file name. */

@@ -13,8 +13,13 @@ export interface RateLimits {
   sessionsPerIp: number;
   votesPerIp: number;
   votesPerSession: number;
+  /** Failed staff authentications per minute, per address and per token id (checked before any key derivation). */
+  authFailuresPerIp: number;
+  authFailuresPerToken: number;
 }
-export const defaultRateLimits: RateLimits = { sessionsPerIp: 60, votesPerIp: 3000, votesPerSession: 240 };
+export const defaultRateLimits: RateLimits = {
+  sessionsPerIp: 60, votesPerIp: 3000, votesPerSession: 240, authFailuresPerIp: 10, authFailuresPerToken: 10,
+};
 
 declare module 'fastify' {
   interface FastifyInstance {

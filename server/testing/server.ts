@@ -24,7 +24,10 @@ export async function startTestServer(
   const dataDir = mkdtempSync(join(tmpdir(), 'earmark-test-'));
   const app = await buildApp(
     { dataDir, synchronous: options.synchronous ?? 'FULL', logLevel: 'silent' },
-    { rateLimits: { sessionsPerIp: 100_000, votesPerIp: 100_000, votesPerSession: 100_000 }, ...options.app },
+    {
+      rateLimits: { sessionsPerIp: 100_000, votesPerIp: 100_000, votesPerSession: 100_000, authFailuresPerIp: 100_000, authFailuresPerToken: 100_000 },
+      ...options.app,
+    },
   );
   const seeded = (options.studies ?? [{}]).map((s) => seedStudy(app.db, join(dataDir, 'audio'), s));
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { databaseFile, type Config } from './config';
 import { audioPlugin } from './plugins/audio';
@@ -41,7 +41,7 @@ export async function buildApp(
   const trustProxy = config.trustProxy ?? false;
   const app = Fastify({
     logger: { level: config.logLevel, serializers: { req: requestForLog }, ...(options.logStream ? { stream: options.logStream } : {}) },
-    disableRequestLogging: !config.requestLog,
+    logController: new LogController({ disableRequestLogging: !config.requestLog }),
     trustProxy,
     ...serverTimeouts(connectionLimits),
     // Votes and session starts are a few hundred bytes; nothing the API takes is bigger.

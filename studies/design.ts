@@ -147,13 +147,16 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
     if (definition.design.kind === 'incomplete') {
       const { itemsPerListener, ratingsPerItem, abandonAfterMinutes } = definition.design;
       const seen = itemsSeenByParticipant(db, studyId, listenerId, definition.linkParameters[0]);
-      // Shuffle before the stable sort so equally rated items are drawn at random.
+      // Least rated first, counting votes and answering listeners' holds; among equals, items fewer
+      // just-started sessions hold. Those holds only break ties and never fill the study, so
+      // sessions that never answer cannot steer anyone away from an item that needs ratings.
+      // Shuffle before the stable sort so equally loaded items are drawn at random.
+      const firm = (l: ItemLoad) => l.votes + l.pending - l.reserved;
       const loads = random
         .shuffle(itemLoads(db, studyId, abandonAfterMinutes, now, listenerId))
         .filter((l) => !seen.has(l.itemId))
-        .sort((x, y) => x.votes + x.pending - (y.votes + y.pending));
-      // Holds of sessions that have not answered steer the draw above but never fill the study.
-      if (!loads.some((l) => l.votes + l.pending - l.reserved < ratingsPerItem)) throw new StudyFullError(studyId, ratingsPerItem);
+        .sort((x, y) => firm(x) - firm(y) || x.reserved - y.reserved);
+      if (loads.length === 0 || firm(loads[0]) >= ratingsPerItem) throw new StudyFullError(studyId, ratingsPerItem);
       main = loads.slice(0, itemsPerListener).map((l) => l.itemId);
       const holdMinutes = Math.min(abandonAfterMinutes, UNANSWERED_HOLD_MINUTES);
       if (holdsBeforeAnswering(db, studyId, listenerId, holdMinutes, now)) {

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
 
 /**
  * Limits on how long and how slowly a client may hold a connection. Node closes connections
@@ -72,31 +73,44 @@ export const connectionsPlugin = fp<{ limits: ConnectionLimits; behindProxy: boo
     }
 
     // Requests whose body is still arriving: checked by one timer for the whole server, so a
-    // vote costs a Set insert and delete, not a timer of its own.
-    const receiving = new Map<Socket, { since: number; bytesAtStart: number }>();
+    // vote costs a Map insert and delete, not a timer of its own. A request answered before its
+    // body was read (a 401 on a vote, say) stays watched until the body ends: Node keeps reading it.
+    const receiving = new Map<Socket, { since: number; bytesAtStart: number; answered: boolean }>();
     app.addHook('onRequest', async (request) => {
       const { headers, socket } = request.raw;
       const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
-      if (hasBody) receiving.set(socket, { since: Date.now(), bytesAtStart: socket.bytesRead });
+      if (hasBody) receiving.set(socket, { since: Date.now(), bytesAtStart: socket.bytesRead, answered: false });
     });
-    const done = async (request: { raw: { socket: Socket } }) => {
+    app.addHook('preHandler', async (request) => {
       receiving.delete(request.raw.socket);
+    });
+    const settled = async (request: FastifyRequest) => {
+      const watched = receiving.get(request.raw.socket);
+      if (!watched) return;
+      if (request.raw.complete) receiving.delete(request.raw.socket);
+      else {
+        watched.answered = true;
+        request.raw.once('end', () => receiving.delete(request.raw.socket));
+      }
     };
-    app.addHook('preHandler', done);
-    app.addHook('onResponse', done);
-    app.addHook('onRequestAbort', done);
+    app.addHook('onResponse', settled);
+    app.addHook('onRequestAbort', settled);
 
     const check = setInterval(() => {
       const now = Date.now();
-      for (const [socket, { since, bytesAtStart }] of receiving) {
+      for (const [socket, { since, bytesAtStart, answered }] of receiving) {
         const elapsed = now - since;
         if (socket.destroyed) receiving.delete(socket);
         else if (elapsed > limits.bodyGraceMs && ((socket.bytesRead - bytesAtStart) * 1000) / elapsed < limits.minBodyBytesPerSecond) {
           receiving.delete(socket);
-          socket.end(
-            `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(TOO_SLOW)}\r\nConnection: close\r\n\r\n${TOO_SLOW}`,
-          );
-          socket.destroySoon();
+          // Unanswered: say why before closing; answered: the reply went out, only the trickle is left.
+          if (answered) socket.destroy();
+          else {
+            socket.end(
+              `HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(TOO_SLOW)}\r\nConnection: close\r\n\r\n${TOO_SLOW}`,
+            );
+            socket.destroySoon();
+          }
         }
       }
     }, Math.min(1000, limits.bodyGraceMs));

@@ -70,6 +70,8 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
   await page.getByLabel('Access token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByTestId('study-list')).toContainText('e2e-study');
+  // The token stays out of this origin's storage: the server keeps it in an HttpOnly cookie.
+  expect(await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }) + document.cookie)).not.toContain(token.split('.')[1]);
   await page.getByLabel('Study name').fill(STUDY);
   await page.getByLabel('Start from a template').selectOption('metaset-caption-preference');
   await page.getByRole('button', { name: 'Create study' }).click();

@@ -43,7 +43,7 @@ async function answer(page: Page, pid: string, n: number): Promise<void> {
 }
 
 /** A fresh server (no screening) and the studio signed in with a new researcher token; page errors are collected. */
-async function signedInStudio(page: Page): Promise<string[]> {
+async function signedInStudio(page: Page): Promise<{ problems: string[]; token: string }> {
   server = await startServer({ screening: 'none' });
   const token = execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/admin.ts', 'token', 'create', '--role', 'researcher', '--data', server.dataDir], {
     cwd: root,
@@ -57,7 +57,7 @@ async function signedInStudio(page: Page): Promise<string[]> {
   await page.goto(`${server.url}/studio`);
   await page.getByLabel('Access token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  return problems;
+  return { problems, token };
 }
 
 /** A listener in their own browser context: welcome, headphone check, then `trials` answers. */
@@ -69,11 +69,13 @@ async function listener(page: Page, link: string, pid: string, trials: number): 
 
 test('a researcher builds a MetaSet study from uploaded files, previews, opens and watches it; the dashboard and the export agree with the database', async ({ page, browser }, info) => {
   test.setTimeout(150_000);
-  const problems = await signedInStudio(page);
+  const { problems, token } = await signedInStudio(page);
   await page.setViewportSize({ width: 1280, height: 900 });
 
   // Create the study from the MetaSet template.
   await expect(page.getByTestId('study-list')).toContainText('e2e-study');
+  // The token stays out of this origin's storage: the server keeps it in an HttpOnly cookie.
+  expect(await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }) + document.cookie)).not.toContain(token.split('.')[1]);
   await page.getByLabel('Study name').fill(STUDY);
   await page.getByLabel('Start from a template').selectOption('metaset-caption-preference');
   await page.getByRole('button', { name: 'Create study' }).click();
@@ -215,7 +217,7 @@ function escape(text: string): string {
 
 test('one home for studies: drafts survive a reload, an upload never replaces a file unasked, refuses what it cannot read, and is undone', async ({ page }) => {
   test.setTimeout(90_000);
-  const problems = await signedInStudio(page);
+  const { problems } = await signedInStudio(page);
 
   // The new-study form keeps what was typed across a reload.
   await page.getByLabel('Study name').fill('home-e2e');

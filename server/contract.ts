@@ -105,7 +105,11 @@ export type StartSessionReply = z.infer<typeof StartSessionReply>;
 export const VoteBody = z
   .object({
     /** Client-generated id: a retry with the same id returns the first acknowledgement. */
-    voteId: z.string().uuid(),
+    voteId: z
+      .string()
+      .uuid()
+      // The nil and max UUIDs are placeholders, not generated ids: a client sending one would make every vote a replay.
+      .refine((id) => !/^(0{8}-0{4}-0{4}-0{4}-0{12}|f{8}-f{4}-f{4}-f{4}-f{12})$/i.test(id), 'the nil (or max) UUID is not a vote id; send a random UUID'),
     position: z.number().int().nonnegative(),
     /** Which caption on screen was chosen: 1 = first shown (left/top), 2 = second. */
     choice: z.union([z.literal(1), z.literal(2)]),
@@ -161,6 +165,11 @@ export const StudioStudy = z.object({
 export type StudioStudy = z.infer<typeof StudioStudy>;
 
 export const StudioStudyList = z.object({ studies: z.array(StudioStudy) });
+
+/** POST /api/studio/session: exchanges an access token for the studio's HttpOnly sign-in cookie. */
+export const StaffSignInBody = z.object({ token: z.string().min(1).max(512) }).strict();
+export const StaffSession = z.object({ role: z.enum(['researcher', 'analyst']) });
+export type StaffSession = z.infer<typeof StaffSession>;
 
 export const StudyStatusBody = z.object({ status: StudyStatus }).strict();
 

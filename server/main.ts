@@ -26,7 +26,7 @@ async function ensureClientBuilt(): Promise<string | undefined> {
 }
 
 const config = configFromEnv();
-const app = await buildApp(config, { clientDir: await ensureClientBuilt(), trustProxy: config.trustProxy });
+const app = await buildApp(config, { clientDir: await ensureClientBuilt() });
 
 if (config.demo) {
   // Idempotent: an unchanged demo is left as it is, votes included.

@@ -3,27 +3,39 @@
  * (as in the listener's api.ts), so zod stays out of the bundle.
  */
 import type {
-  ApiError, BuildReport, Dashboard, DefinitionErrorBody, ParticipantTable, ReportLink, StudioStudy, StudyDetail,
-  StudyTemplate, TrialPreviewList,
+  ApiError, BuildReport, Dashboard, DefinitionErrorBody, ExportBundle, ParticipantTable, ReportLink, StaffSession, StudioStudy,
+  StudyDetail, StudyTemplate, TrialPreviewList,
 } from '../../server/contract';
 import { call, HttpError } from '../lib/api';
 
-const TOKEN_KEY = 'earmark:access-token';
-
-export const accessToken = {
-  get: (): string | null => localStorage.getItem(TOKEN_KEY),
-  set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
-  clear: () => localStorage.removeItem(TOKEN_KEY),
+/**
+ * The studio signs in by handing the token to the server once, which keeps it in an HttpOnly,
+ * SameSite=Strict cookie: no script on this origin (the listener pages share it) can read it,
+ * and every call below carries it without the page holding it.
+ */
+export const staffSession = {
+  signIn: (token: string) => call<StaffSession>('POST', '/api/studio/session', { token }),
+  /** The signed-in role, or null when the cookie is missing, expired or revoked. */
+  async check(): Promise<StaffSession | null> {
+    // Earlier versions kept the token in localStorage; it must not outlive the upgrade there.
+    localStorage.removeItem('earmark:access-token');
+    try {
+      return await call<StaffSession>('GET', '/api/studio/session', undefined);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 401) return null;
+      throw error;
+    }
+  },
+  signOut: () => fetch('/api/studio/session', { method: 'DELETE', cache: 'no-store' }),
 };
 
 function authed<T>(method: string, url: string, body?: unknown): Promise<T> {
-  return call<T>(method, url, body, { token: accessToken.get() ?? undefined });
+  return call<T>(method, url, body);
 }
 
-/** A file the server sends for download (zip, CSV), fetched with the same token. */
+/** A file the server sends for download (zip, CSV), fetched with the sign-in cookie. */
 async function authedFile(url: string): Promise<Blob> {
-  const token = accessToken.get();
-  const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, cache: 'no-store' });
+  const res = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
   if (!res.ok) throw new HttpError(res.status, (await res.json().catch(() => null)) as ApiError | null);
   return res.blob();
 }

@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyReply } from 'fastify';
-import { ExportBundle, ParticipantTable, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ExportBundle, ParticipantTable, StaffSession, StaffSignInBody, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
 import { bundleFiles } from '../bundle';
 import { approvalsCsv, participantTable } from '../participants';
 import { studyFolders } from '../store/study-folders';
 import { zipBundle } from '../../analysis/bundle-zip';
-import { conflict, notFound } from '../errors';
+import { HttpError, conflict, notFound } from '../errors';
+import { STAFF_COOKIE } from '../plugins/auth';
 import { setStudyStatus } from '../../studies/build';
 
 const StudyParams = z.object({ study: StudyId });
+/** A studio sign-in lasts a working day. */
+const SIGN_IN_SECONDS = 12 * 3600;
 
 /** A download: saved under `fileName` (a study id and a fixed suffix, so nothing to escape), never cached. */
 const attachment = (reply: FastifyReply, type: string, fileName: string) =>
@@ -20,6 +23,31 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
   const unknownStudy = () => notFound('unknown_study', 'no such study');
   const folders = studyFolders(dataDir);
   const built = () => app.store.studies.list().map((s) => ({ ...s, built: true }));
+
+  // Sign-in: the token goes into an HttpOnly, SameSite=Strict cookie, out of reach of any script
+  // on this origin (listener pages included); the API keeps taking it as a bearer header too.
+  const cookie = (request: FastifyRequest, value: string, maxAge: number) =>
+    `${STAFF_COOKIE}=${value}; Path=/api; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${request.protocol === 'https' ? '; Secure' : ''}`;
+
+  app.post(
+    '/api/studio/session',
+    { schema: { body: StaffSignInBody, response: { 200: StaffSession } } },
+    async (request, reply) => {
+      const token = request.body.token.trim();
+      if (!/^[A-Za-z0-9._~+/=-]+$/.test(token)) throw new HttpError(401, 'unauthorized', 'that is not an access token');
+      const role = await app.authenticateStaff(request, reply, token);
+      reply.header('set-cookie', cookie(request, token, SIGN_IN_SECONDS)).header('cache-control', 'no-store');
+      return { role };
+    },
+  );
+
+  app.get(
+    '/api/studio/session',
+    { onRequest: app.requireRole('researcher', 'analyst'), schema: { response: { 200: StaffSession } } },
+    async (request) => ({ role: request.staffRole! }),
+  );
+
+  app.delete('/api/studio/session', async (request, reply) => reply.header('set-cookie', cookie(request, '', 0)).code(204).send());
 
   app.get(
     '/api/studio/studies',

@@ -20,7 +20,7 @@ const start = (server: TestServer, forwardedFor: string) =>
 
 beforeAll(async () => {
   const app = { rateLimits: { sessionsPerIp: 2, votesPerIp: 1000, votesPerSession: 1000 } };
-  proxied = await startTestServer({ studies: [{ study: 'seeded' }], app: { ...app, trustProxy: '127.0.0.1' } });
+  proxied = await startTestServer({ studies: [{ study: 'seeded' }], app, trustProxy: '127.0.0.1' });
   direct = await startTestServer({ studies: [{ study: 'seeded' }], app });
 });
 afterAll(async () => {
@@ -51,8 +51,8 @@ describe('behind a reverse proxy', () => {
   it('reads the proxy from --trust-proxy or EARMARK_TRUST_PROXY; unset believes no one', () => {
     expect(configFromEnv(['--trust-proxy', '127.0.0.1,::1'], {}).trustProxy).toBe('127.0.0.1,::1');
     expect(configFromEnv([], { EARMARK_TRUST_PROXY: '10.0.0.2' }).trustProxy).toBe('10.0.0.2');
-    expect(configFromEnv([], { EARMARK_TRUST_PROXY: '' }).trustProxy).toBeUndefined();
-    expect(configFromEnv([], {}).trustProxy).toBeUndefined();
+    expect(configFromEnv([], { EARMARK_TRUST_PROXY: '' }).trustProxy).toBe(false);
+    expect(configFromEnv([], {}).trustProxy).toBe(false);
   });
 });
 

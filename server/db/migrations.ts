@@ -168,4 +168,22 @@ export const migrations: Migration[] = [
       CREATE INDEX utterances_clip ON utterances(clip_id);
     `,
   },
+  {
+    version: 8,
+    name: 'trial problems',
+    sql: `
+      -- A trial the listener could not answer because its clip would not load or play, reported before
+      -- moving on. Never a vote: exports and the analysis read votes only.
+      CREATE TABLE trial_problems (
+        listener_id TEXT NOT NULL REFERENCES listeners(id),
+        position    INTEGER NOT NULL,
+        item_id     TEXT NOT NULL REFERENCES items(id),
+        problem     TEXT NOT NULL CHECK (problem IN ('load_failed','play_failed')),
+        detail      TEXT,
+        client_ts   TEXT NOT NULL,
+        server_ts   TEXT NOT NULL,
+        PRIMARY KEY (listener_id, position)
+      );
+    `,
+  },
 ];

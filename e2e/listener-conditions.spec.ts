@@ -192,3 +192,79 @@ for (const size of [
     await context.close();
   });
 }
+
+test('keyboard only: focused buttons keep Enter/Space, the captions are one radio group, shortcuts stay inside the trial and can be turned off', async ({ page }) => {
+  server = await startServer({ pairs: 6, practice: 0 });
+  await startByKeyboard(page, `${server.url}/s/${server.study}`);
+  let position = await currentTrial(page);
+  let trial = page.locator(`section.trial[data-position="${position}"]`);
+  await expect(trial).toBeFocused();
+  await expect(trial).toHaveAccessibleName(/^Trial 1 of \d+$/);
+  await expect(trial).toHaveAccessibleDescription(/Which caption/);
+
+  // Tab to Play; Enter and Space press it (play, pause, play), they never confirm.
+  await page.keyboard.press('Tab');
+  const play = trial.locator('button.play');
+  await expect(play).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(trial).toHaveAttribute('data-unlocked', 'true', { timeout: 15_000 });
+  await page.keyboard.press('Space');
+  await expect(play).toHaveAccessibleName('Pause clip');
+  await page.keyboard.press('Space');
+  await expect(play).toHaveAccessibleName('Play clip');
+
+  // Tab into the radio group: arrows move focus and the choice; Enter on a radio does not confirm.
+  await page.keyboard.press('Tab');
+  const radios = trial.getByRole('radio');
+  await expect(radios.nth(0)).toBeFocused();
+  await page.keyboard.press('ArrowRight');
+  await expect(radios.nth(1)).toBeFocused();
+  await expect(radios.nth(1)).toHaveAttribute('aria-checked', 'true');
+  await page.keyboard.press('ArrowLeft');
+  await expect(radios.nth(0)).toBeFocused();
+  await expect(radios.nth(0)).toHaveAttribute('aria-checked', 'true');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Shift+Tab');
+  await expect(play).toBeFocused();
+  await page.keyboard.press('Enter'); // the bug this replaces: Enter on Play confirmed the choice
+  await expect(play).toHaveAccessibleName(/Pause clip|Loading clip/);
+  await page.waitForTimeout(300);
+  expect(server.votes()).toHaveLength(0);
+  await expect(trial).toBeVisible();
+
+  // Confirm is reached with Tab and pressed with Enter.
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  const confirm = trial.getByRole('button', { name: 'Confirm choice' });
+  await expect(confirm).toBeFocused();
+  await page.keyboard.press('Enter');
+  position = await currentTrial(page);
+  expect(position).toBe(1);
+  await expect.poll(() => server.votes().length).toBe(1);
+  trial = page.locator(`section.trial[data-position="${position}"]`);
+  await expect(trial).toHaveAccessibleName(/^Trial 2 of \d+$/);
+
+  // Keys outside the trial do nothing; with shortcuts turned off, keys inside do nothing either.
+  await page.locator('header h1').click();
+  await page.keyboard.press('Space');
+  await page.waitForTimeout(300);
+  await expect(trial.locator('button.play')).toHaveAccessibleName('Play clip');
+  const toggle = trial.getByRole('checkbox', { name: 'Single-key shortcuts' });
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await expect(toggle).not.toBeChecked();
+  await expect(trial.locator('kbd')).toHaveCount(0);
+  await trial.focus();
+  await page.keyboard.press('Space');
+  await page.waitForTimeout(300);
+  await expect(trial.locator('button.play')).toHaveAccessibleName('Play clip');
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await expect(toggle).toBeChecked();
+  await trial.focus();
+  await page.keyboard.press('Space');
+  await expect(trial).toHaveAttribute('data-unlocked', 'true', { timeout: 15_000 });
+  await page.keyboard.press('2');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => server.votes().length).toBe(2);
+});

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import {
   antiphaseTrial,
   calibrationTone,
@@ -8,6 +8,7 @@ import {
   type AntiphaseTone,
   type Stereo,
 } from '../../lib/headphone';
+import { isTextEntry, shortcutsOn } from '../../lib/input';
 import type { TrialProps } from './types';
 
 export interface ScreeningSpec {
@@ -132,27 +133,27 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
     [played, plan, index, rules, attempt, finish, advance, spec.kind],
   );
 
+  const root = useRef<HTMLElement>(null);
   const playButton = useRef<HTMLButtonElement>(null);
+  const firstChoice = useRef<HTMLButtonElement>(null);
+  // Focus follows the round: Play, then (the Play button disabled while sounding) the check itself,
+  // then the first answer, so keys keep working and a screen reader hears what comes next.
   useEffect(() => {
-    if (stage === 'rounds' && played === 'no') playButton.current?.focus();
+    if (stage !== 'rounds') return;
+    if (played === 'no') playButton.current?.focus();
+    else if (played === 'playing') root.current?.focus();
+    else firstChoice.current?.focus();
   }, [stage, played, index]);
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (stage !== 'rounds' || e.repeat) return;
-      if (['1', '2', '3'].includes(e.key)) answer(Number(e.key) - 1);
-      else if ((e.key === 'Enter' || e.key === ' ') && played === 'no') {
-        e.preventDefault();
-        playRound();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [stage, answer, played, playRound]);
+  /** 1/2/3 answer while focus is in the check (never in a text field, not when turned off); buttons keep Enter/Space. */
+  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+    if (stage !== 'rounds' || e.repeat || !shortcutsOn() || e.ctrlKey || e.metaKey || e.altKey || isTextEntry(e.target)) return;
+    if (['1', '2', '3'].includes(e.key)) answer(Number(e.key) - 1);
+  };
 
   const text = TEXT[spec.kind];
   return (
-    <section className="trial screening" aria-label={text.title}>
+    <section className="trial screening" aria-label={text.title} ref={root} tabIndex={-1} onKeyDown={onKeyDown}>
       <h2>{text.title}</h2>
       {stage === 'calibrate' && (
         <>
@@ -190,7 +191,14 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
           <p className="question-text">{text.question}</p>
           <div className="choices3" role="group" aria-label={text.question}>
             {[0, 1, 2].map((i) => (
-              <button key={i} type="button" className="choice3" disabled={played !== 'done'} onClick={() => answer(i)}>
+              <button
+                key={i}
+                ref={i === 0 ? firstChoice : undefined}
+                type="button"
+                className="choice3"
+                disabled={played !== 'done'}
+                onClick={() => answer(i)}
+              >
                 {['First', 'Second', 'Third'][i]}
                 <span className="key" aria-hidden="true">
                   {i + 1}

@@ -268,3 +268,17 @@ test('keyboard only: focused buttons keep Enter/Space, the captions are one radi
   await page.keyboard.press('Enter');
   await expect.poll(() => server.votes().length).toBe(2);
 });
+
+test('reloading during the headphone check does not give a fresh try: the attempt counts', async ({ page }) => {
+  server = await startServer({ pairs: 4, screening: 'antiphase' });
+  await startByKeyboard(page, `${server.url}/s/${server.study}`);
+  await expect(page.getByRole('button', { name: /Volume is set/ })).toBeFocused();
+  await page.keyboard.press('Enter'); // the only attempt the antiphase check allows begins
+  await expect(page.getByText('Sound 1 of 6')).toBeVisible();
+  await page.reload();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await currentTrial(page); // not asked again; the study does not require a pass
+  await expect.poll(() => server.sql<{ screening: string | null }>('SELECT screening FROM listeners')[0].screening).not.toBeNull();
+  const outcome = JSON.parse(server.sql<{ screening: string }>('SELECT screening FROM listeners')[0].screening);
+  expect(outcome).toMatchObject({ kind: 'antiphase', passed: false, correct: 0, attempts: 1 });
+});

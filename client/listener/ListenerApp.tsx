@@ -231,7 +231,7 @@ function Ended({ session }: { session: ListenerSession }) {
  */
 const PREFETCH_AHEAD = 5;
 
-function Trials({ session, env }: { session: ListenerSession; env: TrialEnv }) {
+function Trials({ session, env, instructions }: { session: ListenerSession; env: TrialEnv; instructions: string }) {
   const snap = useSyncExternalStore(session.subscribe, session.snapshot);
   useEffect(() => {
     // Every known upcoming clip (at most five): they are what the listener can answer offline.
@@ -269,6 +269,12 @@ function Trials({ session, env }: { session: ListenerSession; env: TrialEnv }) {
         <SaveStatus queue={snap.queue} />
       </div>
       {body}
+      {trial && !end && (
+        <details className="card reopen-instructions">
+          <summary>Instructions</summary>
+          <Markdown text={instructions} />
+        </details>
+      )}
     </>
   );
 }
@@ -397,6 +403,9 @@ export function ListenerApp({ study }: { study: string }) {
       content = (
         <Step id="instructions" title="Instructions" action={busy ? 'Starting…' : 'Start'} disabled={busy} onAction={() => void begin()}>
           <Markdown text={intro?.instructionsMarkdown ?? ''} />
+          {intro && intro.screening.kind !== 'none' && (
+            <p>Before the first clip there is a short headphone check: please have your headphones on.</p>
+          )}
           <div className="callout">
             <Markdown text={intro?.questionMarkdown ?? ''} />
           </div>
@@ -432,7 +441,13 @@ export function ListenerApp({ study }: { study: string }) {
       break;
     case 'screening':
       content = env && (
-        <ScreeningTrial key={phase.kinds[0]} spec={{ kind: phase.kinds[0] }} env={env} finish={screeningDone} advance={() => {}} />
+        <ScreeningTrial
+          key={phase.kinds[0]}
+          spec={{ kind: phase.kinds[0], attemptsKey: `${screenedKey(study)}:${phase.kinds[0]}:attempts` }}
+          env={env}
+          finish={screeningDone}
+          advance={() => {}}
+        />
       );
       break;
     case 'screened-out':
@@ -445,7 +460,7 @@ export function ListenerApp({ study }: { study: string }) {
       );
       break;
     case 'trials':
-      content = env && <Trials session={session} env={env} />;
+      content = env && <Trials session={session} env={env} instructions={intro?.instructionsMarkdown ?? ''} />;
       break;
     case 'ended':
       content = <Ended session={session} />;

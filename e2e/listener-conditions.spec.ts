@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { chromium, expect, test, type Page } from '@playwright/test';
 import { chromiumLaunch } from '../playwright.config';
-import { answerByKeyboard, currentTrial, expectVotesEqualChoices, startByKeyboard, type Choice } from './support/listener';
+import { answerByKeyboard, currentTrial, expectVotesEqualChoices, sessionFinished, startByKeyboard, type Choice } from './support/listener';
 import { startMain, startServer, type E2eServer } from './support/server';
 
 let server: E2eServer;
@@ -107,7 +107,7 @@ test('a clip that will not load: "Try again" uses a fresh audio element; then re
   failing.delete(recoveredClip);
   await third.getByRole('button', { name: 'Try again' }).click();
   choices.push(await answerByKeyboard(page, 1));
-  while (!(await page.getByTestId('completion-code').isVisible())) choices.push(await answerByKeyboard(page, 2));
+  while (!(await sessionFinished(page))) choices.push(await answerByKeyboard(page, 2));
 
   expectVotesEqualChoices(server.votes(), choices);
   expect(server.votes().map((v) => v.position)).not.toContain(1);

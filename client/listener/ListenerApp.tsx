@@ -141,10 +141,13 @@ function CompletionCode({ code }: { code: string }) {
   );
 }
 
-/** Back to the platform: a link, and an automatic move after a countdown the listener can stop (WCAG 2.2.1). */
-function ReturnLink({ url }: { url: string }) {
+/**
+ * Back to the platform: a link and, after finishing, an automatic move after a countdown the
+ * listener can stop (WCAG 2.2.1). A stopped study never moves on by itself: its message must be read.
+ */
+function ReturnLink({ url, auto }: { url: string; auto: boolean }) {
   const [left, setLeft] = useState(10);
-  const [held, setHeld] = useState(false);
+  const [held, setHeld] = useState(!auto);
   useEffect(() => {
     if (held) return;
     if (left <= 0) {
@@ -159,7 +162,7 @@ function ReturnLink({ url }: { url: string }) {
       <a className="button primary" href={url}>
         Return to the study platform
       </a>
-      {held ? (
+      {!auto ? null : held ? (
         <p className="muted">Automatic return stopped: use the button when you are ready.</p>
       ) : (
         <p className="muted">
@@ -180,7 +183,7 @@ function ThankYou({ completion }: { completion: Completion }) {
       <h2 id="thanks">Thank you — you're done!</h2>
       <p>All your answers are saved.</p>
       {completion.code && <CompletionCode code={completion.code} />}
-      {redirect && <ReturnLink url={redirect} />}
+      {redirect && <ReturnLink url={redirect} auto />}
     </section>
   );
 }
@@ -207,7 +210,7 @@ function Stopped({ stopped, done }: { stopped: NonNullable<SessionSnapshot['stop
       ) : (
         !redirect && <p>Please return the study on the platform where you found it; no completion code is needed.</p>
       )}
-      {redirect && <ReturnLink url={redirect} />}
+      {redirect && <ReturnLink url={redirect} auto={false} />}
       {paused && <p className="muted">If the study reopens, this link brings you back where you stopped.</p>}
     </section>
   );

@@ -92,6 +92,13 @@ export const SessionState = z.object({
   trial: Trial.nullable(),
   upcoming: z.array(Trial).max(UPCOMING_TRIALS),
   completion: Completion.nullable(),
+  /** The study's status: anything but open means no more trials and no more votes (studies/README.md). */
+  status: z.enum(['open', 'paused', 'closed']),
+  /**
+   * Set while the study is paused or closed and this listener has not finished: the way out the
+   * researcher set (the completion code and link, only for a listener with saved answers).
+   */
+  stopped: Completion.nullable(),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -146,6 +153,21 @@ export const ScreeningBody = z
   })
   .strict();
 export type ScreeningBody = z.infer<typeof ScreeningBody>;
+
+/**
+ * POST /api/session/problems: the trial's clip would not load or play even after "Try again"; the
+ * listener skips it. Stored as a problem, never as a vote; the reply is the new SessionState.
+ */
+export const ProblemBody = z
+  .object({
+    position: z.number().int().nonnegative(),
+    problem: z.enum(['load_failed', 'play_failed']),
+    /** What the browser said (a MediaError code or the play() rejection's name), for the researcher. */
+    detail: z.string().max(256).nullable(),
+    clientTs: z.string().datetime({ offset: true }),
+  })
+  .strict();
+export type ProblemBody = z.infer<typeof ProblemBody>;
 
 /* ---- Researcher / analyst API (Authorization: Bearer <access token>) ---- */
 

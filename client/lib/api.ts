@@ -5,6 +5,7 @@
  */
 import type {
   ApiError,
+  ProblemBody,
   ScreeningBody,
   SessionState,
   StartSessionReply,
@@ -60,6 +61,8 @@ export const api = {
   session: (token: string, o?: RequestOptions) => call<SessionState>('GET', '/api/session', undefined, { ...o, token }),
   vote: (token: string, body: VoteBody, o?: RequestOptions) =>
     call<VoteAck>('POST', '/api/session/votes', body, { ...o, token }),
+  problem: (token: string, body: ProblemBody, o?: RequestOptions) =>
+    call<SessionState>('POST', '/api/session/problems', body, { ...o, token }),
   screening: (token: string, body: ScreeningBody, o?: RequestOptions) =>
     call<unknown>('POST', '/api/session/screening', body, { ...o, token }),
 };

@@ -54,6 +54,22 @@ export class ClipCache {
     return clip;
   }
 
+  /**
+   * A fresh audio element for a clip that failed to load or play: a media element that has
+   * errored stays errored, so "Try again" must not reuse it. Peaks already fetched are kept.
+   */
+  reload(trial: Pick<Trial, 'clip'>): PreparedClip {
+    const old = this.prepare(trial);
+    old.audio.removeAttribute('src');
+    old.audio.load();
+    const audio = new Audio();
+    audio.preload = 'auto';
+    audio.src = trial.clip.audioUrl;
+    const clip = { audio, peaks: old.peaks };
+    this.clips.set(trial.clip.id, clip);
+    return clip;
+  }
+
   /** Peaks again after a failure (e.g. the prefetch ran while offline). */
   retryPeaks(trial: Pick<Trial, 'clip'>): Promise<Peaks> {
     const clip = this.prepare(trial);

@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import type { Completion, StudyIntro } from '../../server/contract';
 import { api, HttpError } from '../lib/api';
+import { touchFirst } from '../lib/input';
 import { Markdown } from '../lib/markdown';
 import { ClipCache } from '../lib/media';
 import type { QueueStatus } from '../lib/voteQueue';
-import { ListenerSession } from './session';
+import { ListenerSession, type SessionSnapshot } from './session';
 import { ScreeningTrial, trialTypes } from './trials';
 import type { ScreeningResponse } from './trials/ScreeningTrial';
-import type { TrialEnv } from './trials/types';
+import type { TrialEnv, TrialProblem } from './trials/types';
 
 type Phase =
   | { name: 'loading' }
@@ -17,7 +18,9 @@ type Phase =
   | { name: 'resume' }
   | { name: 'screening'; kinds: Array<'antiphase' | 'huggins'> }
   | { name: 'screened-out' }
-  | { name: 'trials' };
+  | { name: 'trials' }
+  /** A reload after the session ended (finished, or the study stopped): no audio needed. */
+  | { name: 'ended' };
 
 const screenedKey = (study: string) => `earmark:screening:${study}`;
 
@@ -66,14 +69,16 @@ function Step(props: { id: string; title: string; action: string; disabled?: boo
 
 function SaveStatus({ queue }: { queue: QueueStatus }) {
   const text =
-    queue.state === 'offline'
+    queue.rejected > 0
+      ? `${queue.rejected} answer${queue.rejected === 1 ? ' was' : 's were'} not accepted by the study`
+      : queue.state === 'offline'
       ? `Offline — ${queue.pending} answer${queue.pending === 1 ? '' : 's'} kept on this device, sent when you are back online`
       : queue.state === 'retrying'
         ? 'Connection trouble — still saving, you can keep going'
         : queue.pending > 0
           ? 'Saving…'
           : 'All answers saved';
-  const tone = queue.state === 'offline' || queue.state === 'retrying' ? 'warn' : queue.pending > 0 ? 'busy' : 'ok';
+  const tone = queue.rejected > 0 || queue.state === 'offline' || queue.state === 'retrying' ? 'warn' : queue.pending > 0 ? 'busy' : 'ok';
   return (
     <p className={`save-status ${tone}`} role="status" aria-live="polite" data-state={queue.state} data-pending={queue.pending}>
       <span className="dot" aria-hidden="true" />
@@ -104,50 +109,123 @@ function safeRedirect(url: string | null): string | null {
   }
 }
 
-function ThankYou({ completion }: { completion: Completion }) {
-  const redirect = safeRedirect(completion.redirectUrl);
+/** The code to paste back on the study platform; focused when shown, so screen readers read it first. */
+function CompletionCode({ code }: { code: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  const value = useRef<HTMLParagraphElement>(null);
+  const [copied, setCopied] = useState<'no' | 'yes' | 'select'>('no');
+  useEffect(() => box.current?.focus(), []);
+  const copy = () => {
+    if (navigator.clipboard) {
+      void navigator.clipboard.writeText(code).then(() => setCopied('yes'), () => setCopied('select'));
+      return;
+    }
+    // No Clipboard API outside secure contexts (plain HTTP on a lab network): select the code instead.
+    const selection = getSelection();
+    if (value.current && selection) selection.selectAllChildren(value.current);
+    setCopied(document.execCommand('copy') ? 'yes' : 'select');
+  };
+  return (
+    <div className="completion" tabIndex={-1} ref={box} data-testid="completion">
+      <p>Your completion code:</p>
+      <div className="code-row">
+        <p className="code" data-testid="completion-code" ref={value}>
+          {code}
+        </p>
+        <button type="button" className="secondary" onClick={copy}>
+          {copied === 'yes' ? 'Copied' : 'Copy code'}
+        </button>
+      </div>
+      {copied === 'select' && <p className="muted" role="status">The code is selected: copy it with your device's copy command.</p>}
+    </div>
+  );
+}
+
+/**
+ * Back to the platform: a link and, after finishing, an automatic move after a countdown the
+ * listener can stop (WCAG 2.2.1). A stopped study never moves on by itself: its message must be read.
+ */
+function ReturnLink({ url, auto }: { url: string; auto: boolean }) {
   const [left, setLeft] = useState(10);
-  const [copied, setCopied] = useState(false);
+  const [held, setHeld] = useState(!auto);
   useEffect(() => {
-    if (!redirect) return;
+    if (held) return;
     if (left <= 0) {
-      location.assign(redirect);
+      location.assign(url);
       return;
     }
     const t = setTimeout(() => setLeft(left - 1), 1000);
     return () => clearTimeout(t);
-  }, [redirect, left]);
+  }, [url, left, held]);
+  return (
+    <div className="actions center">
+      <a className="button primary" href={url}>
+        Return to the study platform
+      </a>
+      {!auto ? null : held ? (
+        <p className="muted">Automatic return stopped: use the button when you are ready.</p>
+      ) : (
+        <p className="muted">
+          Taking you back automatically in {left} s.{' '}
+          <button type="button" className="link" onClick={() => setHeld(true)}>
+            Stay on this page
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}
+
+function ThankYou({ completion }: { completion: Completion }) {
+  const redirect = safeRedirect(completion.redirectUrl);
   return (
     <section className="card center" aria-labelledby="thanks">
       <h2 id="thanks">Thank you — you're done!</h2>
       <p>All your answers are saved.</p>
-      {completion.code && (
-        <>
-          <p>Your completion code:</p>
-          <div className="code-row">
-            <p className="code" data-testid="completion-code">
-              {completion.code}
-            </p>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => void navigator.clipboard?.writeText(completion.code ?? '').then(() => setCopied(true))}
-            >
-              {copied ? 'Copied' : 'Copy code'}
-            </button>
-          </div>
-        </>
-      )}
-      {redirect && (
-        <div className="actions center">
-          <a className="button primary" href={redirect}>
-            Return to the study platform
-          </a>
-          <p className="muted">Taking you back automatically in {left} s.</p>
-        </div>
-      )}
+      {completion.code && <CompletionCode code={completion.code} />}
+      {redirect && <ReturnLink url={redirect} auto />}
     </section>
   );
+}
+
+/** The study was paused or closed while this listener was in it: say so, keep nothing hidden, give the way out. */
+function Stopped({ stopped, done }: { stopped: NonNullable<SessionSnapshot['stopped']>; done: number }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const paused = stopped.status === 'paused';
+  const redirect = safeRedirect(stopped.way.redirectUrl);
+  useEffect(() => {
+    if (!stopped.way.code) heading.current?.focus();
+  }, [stopped.way.code]);
+  return (
+    <section className="card center" aria-labelledby="stopped" data-testid="study-stopped" data-status={stopped.status}>
+      <h2 id="stopped" tabIndex={-1} ref={heading}>
+        {paused ? 'This study is paused' : 'This study is closed'}
+      </h2>
+      <p role="alert">
+        The researchers have stopped taking answers{paused ? ' for now' : ''}. There are no more clips for you.
+      </p>
+      {done > 0 && <p>Your {done} saved answer{done === 1 ? ' is' : 's are'} kept.</p>}
+      {stopped.way.code ? (
+        <CompletionCode code={stopped.way.code} />
+      ) : (
+        !redirect && <p>Please return the study on the platform where you found it; no completion code is needed.</p>
+      )}
+      {redirect && <ReturnLink url={redirect} auto={false} />}
+      {paused && <p className="muted">If the study reopens, this link brings you back where you stopped.</p>}
+    </section>
+  );
+}
+
+/** How a session ended, or null while it goes on. */
+function sessionEnd(snap: SessionSnapshot): ReactNode {
+  if (snap.stopped) return <Stopped stopped={snap.stopped} done={snap.done} />;
+  if (snap.completion && snap.queue.pending === 0 && !snap.trials.has(snap.position)) return <ThankYou completion={snap.completion} />;
+  return null;
+}
+
+function Ended({ session }: { session: ListenerSession }) {
+  const snap = useSyncExternalStore(session.subscribe, session.snapshot);
+  return sessionEnd(snap);
 }
 
 /**
@@ -156,7 +234,7 @@ function ThankYou({ completion }: { completion: Completion }) {
  */
 const PREFETCH_AHEAD = 5;
 
-function Trials({ session, env }: { session: ListenerSession; env: TrialEnv }) {
+function Trials({ session, env, instructions }: { session: ListenerSession; env: TrialEnv; instructions: string }) {
   const snap = useSyncExternalStore(session.subscribe, session.snapshot);
   useEffect(() => {
     // Every known upcoming clip (at most five): they are what the listener can answer offline.
@@ -169,9 +247,11 @@ function Trials({ session, env }: { session: ListenerSession; env: TrialEnv }) {
     [session, trial],
   );
   const advance = useCallback(() => trial && session.advance(trial.position), [session, trial]);
+  const skip = useCallback((p: TrialProblem) => (trial ? session.reportProblem(trial, p) : Promise.resolve()), [session, trial]);
 
+  const end = sessionEnd(snap);
   let body;
-  if (snap.completion && snap.queue.pending === 0 && !trial) body = <ThankYou completion={snap.completion} />;
+  if (end) body = end;
   else if (!trial)
     body = (
       <section className="card center waiting" aria-busy="true">
@@ -181,15 +261,23 @@ function Trials({ session, env }: { session: ListenerSession; env: TrialEnv }) {
     );
   else {
     const Component = trialTypes[trial.kind];
-    body = <Component key={trial.position} spec={trial} env={env} finish={finish} advance={advance} />;
+    // Focus moves to each new trial, so its name and question are what a screen reader says next.
+    const label = `Trial ${Math.min(trial.position + 1, snap.total)} of ${snap.total}`;
+    body = <Component key={trial.position} spec={trial} env={env} finish={finish} advance={advance} skip={skip} label={label} />;
   }
   return (
     <>
       <div className="status-row">
-        {snap.total > 0 && !snap.completion && <Progress position={snap.position} total={snap.total} />}
+        {snap.total > 0 && !snap.completion && !snap.stopped && <Progress position={snap.position} total={snap.total} />}
         <SaveStatus queue={snap.queue} />
       </div>
       {body}
+      {trial && !end && (
+        <details className="card reopen-instructions">
+          <summary>Instructions</summary>
+          <Markdown text={instructions} />
+        </details>
+      )}
     </>
   );
 }
@@ -210,9 +298,19 @@ export function ListenerApp({ study }: { study: string }) {
       const i = await api.intro(study);
       setIntro(i);
       document.title = i.title;
-      if (await session.resume()) setPhase({ name: 'resume' });
+      if (await session.resume()) setPhase(sessionEnd(session.snapshot()) ? { name: 'ended' } : { name: 'resume' });
+      else if (i.status === 'closed')
+        setPhase({
+          name: 'problem',
+          title: 'This study is closed',
+          text: 'It no longer takes answers. Please return the study on the platform where you found it; no completion code is needed.',
+        });
       else if (i.status !== 'open')
-        setPhase({ name: 'problem', title: 'This study is not open', text: 'It is not accepting answers right now. Please try again later.' });
+        setPhase({
+          name: 'problem',
+          title: 'This study is paused',
+          text: 'It is not taking answers right now. Please try again later, or return the study on the platform where you found it; no completion code is needed.',
+        });
       else setPhase({ name: 'welcome' });
     } catch (error) {
       if (error instanceof HttpError && error.status === 404)
@@ -308,13 +406,20 @@ export function ListenerApp({ study }: { study: string }) {
       content = (
         <Step id="instructions" title="Instructions" action={busy ? 'Starting…' : 'Start'} disabled={busy} onAction={() => void begin()}>
           <Markdown text={intro?.instructionsMarkdown ?? ''} />
+          {intro && intro.screening.kind !== 'none' && (
+            <p>Before the first clip there is a short headphone check: please have your headphones on.</p>
+          )}
           <div className="callout">
             <Markdown text={intro?.questionMarkdown ?? ''} />
           </div>
-          <p className="muted">
-            Use headphones in a quiet place. Keys: <kbd>Space</kbd> play/pause, <kbd>1</kbd>/<kbd>2</kbd> or <kbd>←</kbd>/<kbd>→</kbd> choose,{' '}
-            <kbd>Enter</kbd> confirm.
-          </p>
+          {touchFirst() ? (
+            <p className="muted">Use headphones in a quiet place. Tap ▶ to listen, tap the caption that fits better, then Confirm.</p>
+          ) : (
+            <p className="muted">
+              Use headphones in a quiet place. Keys: <kbd>Space</kbd> play/pause, <kbd>1</kbd>/<kbd>2</kbd> or <kbd>←</kbd>/<kbd>→</kbd> choose,{' '}
+              <kbd>Enter</kbd> confirm (they can be turned off on the trial screen).
+            </p>
+          )}
         </Step>
       );
       break;
@@ -339,7 +444,13 @@ export function ListenerApp({ study }: { study: string }) {
       break;
     case 'screening':
       content = env && (
-        <ScreeningTrial key={phase.kinds[0]} spec={{ kind: phase.kinds[0] }} env={env} finish={screeningDone} advance={() => {}} />
+        <ScreeningTrial
+          key={phase.kinds[0]}
+          spec={{ kind: phase.kinds[0], attemptsKey: `${screenedKey(study)}:${phase.kinds[0]}:attempts` }}
+          env={env}
+          finish={screeningDone}
+          advance={() => {}}
+        />
       );
       break;
     case 'screened-out':
@@ -352,7 +463,10 @@ export function ListenerApp({ study }: { study: string }) {
       );
       break;
     case 'trials':
-      content = env && <Trials session={session} env={env} />;
+      content = env && <Trials session={session} env={env} instructions={intro?.instructionsMarkdown ?? ''} />;
+      break;
+    case 'ended':
+      content = <Ended session={session} />;
       break;
   }
 

@@ -27,7 +27,8 @@ export function Waveform({ media, peaks, duration, onDrawn, onReady }: WaveformP
       media,
       peaks: [peaks.data],
       duration,
-      height: 96,
+      // Phones get a flatter waveform so the captions and Confirm fit one screen (styles.css, same query).
+      height: matchMedia('(max-width: 30rem), (max-height: 40rem)').matches ? 48 : 96,
       waveColor: '#9fb0c8',
       progressColor: '#1d4ed8',
       cursorColor: '#0f172a',

@@ -14,6 +14,8 @@ const state = (position: number | null, done: number, total = 10): SessionState 
   trial: position === null ? null : trial(position),
   upcoming: [],
   completion: position === null ? { code: 'C', redirectUrl: null } : null,
+  status: 'open',
+  stopped: null,
 });
 
 describe('resolvePosition', () => {

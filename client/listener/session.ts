@@ -7,9 +7,10 @@
  */
 import type { Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../server/contract';
 import { api, HttpError } from '../lib/api';
+import { randomUuid } from '../lib/uuid';
 import { backoffDelay, localVoteStore, VoteQueue, type QueueStatus } from '../lib/voteQueue';
 import type { PairResponse } from './trials';
-import type { TrialFeedback } from './trials/types';
+import type { TrialFeedback, TrialProblem } from './trials/types';
 
 export interface SessionSnapshot {
   token: string | null;
@@ -18,6 +19,10 @@ export interface SessionSnapshot {
   total: number;
   trials: ReadonlyMap<number, Trial>;
   completion: Completion | null;
+  /** The study was paused or closed before this listener finished: no more trials, and the way out. */
+  stopped: { status: 'paused' | 'closed'; way: Completion } | null;
+  /** Trials answered or skipped, as the server last said. */
+  done: number;
   queue: QueueStatus;
   /** The next trial is not known yet and the session is waiting for the server. */
   waiting: boolean;
@@ -43,6 +48,8 @@ export class ListenerSession {
   private total = 0;
   private trials = new Map<number, Trial>();
   private completion: Completion | null = null;
+  private stopped: SessionSnapshot['stopped'] = null;
+  private done = 0;
   private readonly queue: VoteQueue;
   private listeners = new Set<() => void>();
   private snap: SessionSnapshot;
@@ -115,7 +122,7 @@ export class ListenerSession {
   vote(trial: Trial, response: PairResponse): Promise<TrialFeedback | null> {
     if (!this.token) throw new Error('no session');
     const body: VoteBody = {
-      voteId: crypto.randomUUID(),
+      voteId: randomUuid(),
       position: trial.position,
       choice: response.choice,
       playCount: response.playCount,
@@ -142,6 +149,27 @@ export class ListenerSession {
     this.position = Math.max(this.position, position + 1);
     this.emit();
     if (!this.trials.has(this.position)) this.sync();
+  }
+
+  /**
+   * The trial's clip would not play: report it (retrying until the server has it) and move on.
+   * A refusal (the trial was answered meanwhile, the study stopped) moves on as the server says.
+   */
+  async reportProblem(trial: Trial, problem: TrialProblem): Promise<void> {
+    const body = { position: trial.position, ...problem, clientTs: new Date().toISOString() };
+    for (let attempt = 1; this.token; attempt++) {
+      try {
+        this.absorb(await api.problem(this.token, body));
+        break;
+      } catch (error) {
+        if (error instanceof HttpError && error.status < 500 && error.status !== 408 && error.status !== 429) {
+          this.sync();
+          break;
+        }
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt, 500, 10_000)));
+      }
+    }
+    this.advance(trial.position);
   }
 
   /** Sends the headphone check's outcome, retrying until the server has it (votes wait for it). */
@@ -201,6 +229,8 @@ export class ListenerSession {
     for (const t of [state.trial, ...state.upcoming]) if (t && !this.trials.has(t.position)) this.trials.set(t.position, t);
     this.total = state.progress.total;
     this.completion = state.completion;
+    this.done = state.progress.done;
+    this.stopped = state.status !== 'open' && state.stopped ? { status: state.status, way: state.stopped } : null;
     const pending = this.queue
       .pending()
       .filter((v) => v.token === this.token)
@@ -218,6 +248,8 @@ export class ListenerSession {
       total: this.total,
       trials: new Map(this.trials),
       completion: this.completion,
+      stopped: this.stopped,
+      done: this.done,
       queue,
       waiting: !this.trials.has(this.position) && !(this.completion && queue.pending === 0),
     };

@@ -33,7 +33,7 @@ export function captureResponses(page: Page): { received: Received[]; settled():
 const ALLOWED_KEYS = new Set([
   'study', 'title', 'status', 'consentMarkdown', 'instructionsMarkdown', 'questionMarkdown', 'listening', 'mode', 'seconds',
   'screening', 'kind', 'required', 'linkParameters',
-  'token', 'state', 'progress', 'done', 'total', 'trial', 'upcoming', 'completion', 'code', 'redirectUrl', 'position', 'clip',
+  'token', 'state', 'progress', 'done', 'total', 'trial', 'upcoming', 'completion', 'stopped', 'code', 'redirectUrl', 'position', 'clip',
   'id', 'audioUrl', 'peaksUrl', 'duration', 'captions', 'voteId', 'serverTs', 'feedback', 'correct',
   'resolution', 'data',
   'error', 'message', 'field',

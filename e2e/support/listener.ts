@@ -82,3 +82,13 @@ export async function trialTurnarounds(page: Page): Promise<number[]> {
     return out;
   });
 }
+
+/**
+ * Waits for what follows an answer: the next trial (ready, or failed to load) or the completion
+ * code, which shows only once the outbox has drained; true when the session is finished.
+ */
+export async function sessionFinished(page: Page): Promise<boolean> {
+  const next = page.locator('section.trial[data-ready="true"], section.trial[data-failed="true"], [data-testid="completion-code"]');
+  await expect(next.first()).toBeVisible({ timeout: 20_000 });
+  return page.getByTestId('completion-code').isVisible();
+}

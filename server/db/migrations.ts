@@ -214,6 +214,23 @@ export const migrations: Migration[] = [
         token_hash  TEXT PRIMARY KEY,
         listener_id TEXT NOT NULL REFERENCES listeners(id),
         created_at  TEXT NOT NULL
+    `,
+  },
+  {
+    version: 8,
+    name: 'trial problems',
+    sql: `
+      -- A trial the listener could not answer because its clip would not load or play, reported before
+      -- moving on. Never a vote: exports and the analysis read votes only.
+      CREATE TABLE trial_problems (
+        listener_id TEXT NOT NULL REFERENCES listeners(id),
+        position    INTEGER NOT NULL,
+        item_id     TEXT NOT NULL REFERENCES items(id),
+        problem     TEXT NOT NULL CHECK (problem IN ('load_failed','play_failed')),
+        detail      TEXT,
+        client_ts   TEXT NOT NULL,
+        server_ts   TEXT NOT NULL,
+        PRIMARY KEY (listener_id, position)
       );
     `,
   },

@@ -8,6 +8,7 @@ import { clipRepository } from '../store/clips';
 import { exportRepository } from '../store/export';
 import { sessionRepository } from '../store/sessions';
 import { studyRepository } from '../store/studies';
+import { trialProblemRepository } from '../store/trial-problems';
 import type { VoteInput } from '../store/votes';
 
 export function repositories(db: Db) {
@@ -17,6 +18,7 @@ export function repositories(db: Db) {
     clips: clipRepository(db),
     accessTokens: accessTokenRepository(db),
     exports: exportRepository(db),
+    trialProblems: trialProblemRepository(db),
   };
 }
 export type Repositories = ReturnType<typeof repositories>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyId, StudyIntro, VoteAck, VoteBody,
+  ProblemBody, ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyId, StudyIntro, VoteAck, VoteBody,
 } from '../contract';
 import { HttpError, conflict, notFound } from '../errors';
 import { StudyFullError } from '../../studies/design';
@@ -73,6 +73,19 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
         throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
       }
       return app.voteCommits.submit({ listener, vote: request.body, completionCode: study.definition.completion.code });
+    },
+  );
+
+  app.post(
+    '/api/session/problems',
+    {
+      onRequest: [app.limitRate('votesPerSession', perSession), app.requireSession],
+      schema: { body: ProblemBody, response: { 200: SessionState } },
+    },
+    async (request) => {
+      const { listener, study } = request.session!;
+      app.store.trialProblems.report(listener, request.body, study.definition.completion.code);
+      return app.store.sessions.state(listener, study);
     },
   );
 

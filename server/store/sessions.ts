@@ -91,11 +91,14 @@ export function sessionRepository(db: Db) {
     JOIN clips c ON c.id = i.clip_id
     WHERE a.listener_id = ?
       AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id)
+      AND NOT EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position)
     ORDER BY a.position
     LIMIT ?`);
-  const progress = db.prepare<[string, string], { total: number; done: number }>(`
+  // Done: answered or skipped as unplayable (a reported problem); voted: answers alone.
+  const progress = db.prepare<[string, string, string], { total: number; voted: number; skipped: number }>(`
     SELECT (SELECT count(*) FROM assignments WHERE listener_id = ?) AS total,
-           (SELECT count(*) FROM votes WHERE listener_id = ?) AS done`);
+           (SELECT count(*) FROM votes WHERE listener_id = ?) AS voted,
+           (SELECT count(*) FROM trial_problems WHERE listener_id = ?) AS skipped`);
   const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
   const screeningOf = db.prepare<[string], { screening: string | null; voted: 0 | 1 }>(
     'SELECT screening, EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id) AS voted FROM listeners l WHERE id = ?',
@@ -148,20 +151,29 @@ export function sessionRepository(db: Db) {
       );
     },
     /** Where a listener stands: the first unanswered trial, the next few after it, or the completion. */
+    /**
+     * Where a listener stands: the first open trial, the next few after it, or the completion. A
+     * paused or closed study offers no trials; a listener with saved answers gets the study's
+     * completion path there too (studies/README.md, "Pausing and closing").
+     */
     state(listener: ListenerRow, study: StudyRow): SessionState {
-      const [trial, ...upcoming] = openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map(toTrial);
-      const { total, done } = progress.get(listener.id, listener.id)!;
+      const status = study.status === 'open' || study.status === 'closed' ? study.status : 'paused';
+      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map(toTrial) : [];
+      const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
+      const done = voted + skipped;
+      const finished = total > 0 && done >= total;
+      const way = {
+        code: listener.completionCode ?? study.definition.completion.code,
+        redirectUrl: study.definition.completion.redirectUrl,
+      };
       return {
         study: study.id,
         progress: { done, total },
         trial: trial ?? null,
         upcoming,
-        completion: total > 0 && done >= total
-          ? {
-              code: listener.completionCode ?? study.definition.completion.code,
-              redirectUrl: study.definition.completion.redirectUrl,
-            }
-          : null,
+        completion: finished ? way : null,
+        status,
+        stopped: finished || status === 'open' ? null : voted > 0 ? way : { code: null, redirectUrl: null },
       };
     },
     /**

@@ -35,13 +35,15 @@ export function voteRepository(db: Db) {
     [string, string, number], // vote id, listener id, position
     {
       item_id: string; first: 'a' | 'b'; kind: string; expected: 'a' | 'b' | null; status: string;
-      answered: 0 | 1; seen: 0 | 1; done: number; total: number;
+      answered: 0 | 1; skipped: 0 | 1; seen: 0 | 1; done: number; total: number;
     }
   >(`
     SELECT a.item_id, a.first, i.kind, i.expected, s.status,
            EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id) AS answered,
+           EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position) AS skipped,
            EXISTS (SELECT 1 FROM votes v WHERE v.id = ?) AS seen,
-           (SELECT count(*) FROM votes v WHERE v.listener_id = a.listener_id) AS done,
+           (SELECT count(*) FROM votes v WHERE v.listener_id = a.listener_id)
+             + (SELECT count(*) FROM trial_problems p WHERE p.listener_id = a.listener_id) AS done,
            (SELECT count(*) FROM assignments t WHERE t.listener_id = a.listener_id) AS total
     FROM assignments a JOIN items i ON i.id = a.item_id JOIN studies s ON s.id = i.study_id
     WHERE a.listener_id = ? AND a.position = ?`);
@@ -89,8 +91,10 @@ export function voteRepository(db: Db) {
         }
       }
       if (!trial) throw conflict('not_assigned', 'no trial at this position in your session', 'position');
-      if (trial.status === 'closed') throw conflict('study_closed', 'this study is closed and takes no more votes');
+      // One rule for paused and closed alike (studies/README.md): no new votes; stored ones stay.
+      if (trial.status !== 'open') throw conflict(`study_${trial.status}`, `this study is ${trial.status} and takes no votes now`);
       if (trial.answered) throw conflict('already_answered', 'this trial was already answered', 'position');
+      if (trial.skipped) throw conflict('trial_skipped', 'this trial was skipped after its clip would not play', 'position');
       const chosen = chosenCaption(trial.first, vote.choice);
       const serverTs = new Date().toISOString();
       insert.run(

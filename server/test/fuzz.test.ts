@@ -338,6 +338,12 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       userAgent: oddString.map((s) => s + 'x'.repeat(600)),
       audioOutput: fc.constantFrom('speakers', null, 5),
     }).map((body) => ({ path: '/api/session/screening', body: json(body), headers: jsonHeaders(listenerToken) })) },
+    { route: 'POST /api/session/problems', shots: fc.record({
+      position: fc.constantFrom(-1, 0.5, '0', null),
+      problem: fc.constantFrom('vote', 'LOAD_FAILED', 1),
+      detail: oddString.map((s) => s + 'x'.repeat(300)),
+      clientTs: fc.constantFrom('yesterday', 5),
+    }).map((body) => ({ path: '/api/session/problems', body: json(body), headers: jsonHeaders(listenerToken) })) },
     { route: 'GET /api/studies/:study/intro', shots: fc.oneof(badSegment, unknownStudy, fc.constant(DRAFT)).map((s) => ({ path: `/api/studies/${s}/intro`, headers: {} })) },
     { route: 'GET /api/session', shots: oddString.map((s) => ({ path: '/api/session', headers: { authorization: `Bearer ${enc(s)}z` } })) },
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import {
   antiphaseTrial,
   calibrationTone,
@@ -8,10 +8,13 @@ import {
   type AntiphaseTone,
   type Stereo,
 } from '../../lib/headphone';
+import { isTextEntry, shortcutsOn } from '../../lib/input';
 import type { TrialProps } from './types';
 
 export interface ScreeningSpec {
   kind: 'antiphase' | 'huggins';
+  /** Where this browser counts the attempts begun, so a reload is not a fresh try. */
+  attemptsKey?: string;
 }
 
 export interface ScreeningResponse {
@@ -66,7 +69,11 @@ const TEXT = {
  */
 export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<ScreeningSpec, ScreeningResponse>) {
   const rules = SCREENING_RULES[spec.kind];
-  const [attempt, setAttempt] = useState(1);
+  // Attempts begun before a reload count: the check is not retried without limit by reloading.
+  const begun = useMemo(() => Number((spec.attemptsKey && localStorage.getItem(spec.attemptsKey)) || 0), [spec.attemptsKey]);
+  const [attempt, setAttempt] = useState(Math.min(begun + 1, rules.attempts));
+  const usedUp = begun >= rules.attempts;
+  const beginAttempt = (n: number) => spec.attemptsKey && localStorage.setItem(spec.attemptsKey, String(n));
   // A new attempt draws new rounds, so a second try is not a replay of the first.
   const plan = useMemo(() => rounds(spec.kind), [spec.kind, attempt]);
   const [stage, setStage] = useState<'calibrate' | 'rounds' | 'retry'>('calibrate');
@@ -76,6 +83,13 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
   const correct = useRef(0);
   const source = useRef<AudioBufferSourceNode | null>(null);
   const done = useRef(false);
+
+  useEffect(() => {
+    if (!usedUp || done.current) return;
+    // Every attempt was begun and left by reloading: the check counts as not passed.
+    done.current = true;
+    void finish({ kind: spec.kind, passed: false, correct: 0, trials: rules.trials, attempts: begun }).then(() => advance());
+  }, [usedUp, begun, finish, advance, spec.kind, rules.trials]);
 
   const stop = () => {
     source.current?.stop();
@@ -132,27 +146,34 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
     [played, plan, index, rules, attempt, finish, advance, spec.kind],
   );
 
+  const root = useRef<HTMLElement>(null);
   const playButton = useRef<HTMLButtonElement>(null);
+  const firstChoice = useRef<HTMLButtonElement>(null);
+  // Focus follows the round: Play, then (the Play button disabled while sounding) the check itself,
+  // then the first answer, so keys keep working and a screen reader hears what comes next.
   useEffect(() => {
-    if (stage === 'rounds' && played === 'no') playButton.current?.focus();
+    if (stage !== 'rounds') return;
+    if (played === 'no') playButton.current?.focus();
+    else if (played === 'playing') root.current?.focus();
+    else firstChoice.current?.focus();
   }, [stage, played, index]);
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (stage !== 'rounds' || e.repeat) return;
-      if (['1', '2', '3'].includes(e.key)) answer(Number(e.key) - 1);
-      else if ((e.key === 'Enter' || e.key === ' ') && played === 'no') {
-        e.preventDefault();
-        playRound();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [stage, answer, played, playRound]);
+  /** 1/2/3 answer while focus is in the check (never in a text field, not when turned off); buttons keep Enter/Space. */
+  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
+    if (stage !== 'rounds' || e.repeat || !shortcutsOn() || e.ctrlKey || e.metaKey || e.altKey || isTextEntry(e.target)) return;
+    if (['1', '2', '3'].includes(e.key)) answer(Number(e.key) - 1);
+  };
 
   const text = TEXT[spec.kind];
+  if (usedUp)
+    return (
+      <section className="trial screening" aria-label={text.title} aria-busy="true">
+        <h2>{text.title}</h2>
+        <p>This check was already started in this browser and cannot be taken again.</p>
+      </section>
+    );
   return (
-    <section className="trial screening" aria-label={text.title}>
+    <section className="trial screening" aria-label={text.title} ref={root} tabIndex={-1} onKeyDown={onKeyDown}>
       <h2>{text.title}</h2>
       {stage === 'calibrate' && (
         <>
@@ -169,6 +190,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
               onClick={() => {
                 stop();
                 setCalibrating(false);
+                beginAttempt(attempt);
                 setStage('rounds');
               }}
             >
@@ -190,7 +212,14 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
           <p className="question-text">{text.question}</p>
           <div className="choices3" role="group" aria-label={text.question}>
             {[0, 1, 2].map((i) => (
-              <button key={i} type="button" className="choice3" disabled={played !== 'done'} onClick={() => answer(i)}>
+              <button
+                key={i}
+                ref={i === 0 ? firstChoice : undefined}
+                type="button"
+                className="choice3"
+                disabled={played !== 'done'}
+                onClick={() => answer(i)}
+              >
                 {['First', 'Second', 'Third'][i]}
                 <span className="key" aria-hidden="true">
                   {i + 1}
@@ -211,6 +240,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
               correct.current = 0;
               setIndex(0);
               setPlayed('no');
+              beginAttempt(attempt + 1);
               setAttempt(attempt + 1);
               setStage('rounds');
             }}

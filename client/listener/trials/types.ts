@@ -27,6 +27,18 @@ export interface TrialProps<Spec, Response> {
   env: TrialEnv;
   finish(response: Response): Promise<TrialFeedback | null>;
   advance(): void;
+  /** What a screen reader says when the trial takes focus, e.g. "Trial 5 of 20" (the question follows). */
+  label?: string;
+  /**
+   * The clip would not load or play even after "Try again": report it and move on (never a vote).
+   * Absent where nothing is recorded (the studio's preview).
+   */
+  skip?(problem: TrialProblem): Promise<void>;
+}
+
+export interface TrialProblem {
+  problem: 'load_failed' | 'play_failed';
+  detail: string | null;
 }
 
 export type TrialComponent<Spec, Response> = ComponentType<TrialProps<Spec, Response>>;

@@ -17,8 +17,33 @@ export interface BundleItem {
   system_a: string;
   system_b: string;
   attention: boolean;
-  /** the right answer of an attention item; null for ordinary items */
-  expected: 'a' | 'b' | null;
+  /**
+   * the right answer of an attention item; null for ordinary items. A rating item (system_b
+   * empty, analysis-spec §4) expects the required score.
+   */
+  expected: 'a' | 'b' | number | null;
+}
+
+/** A rating item has one system, the rated one, in system_a (analysis-spec §4). */
+export const isRatingItem = (item: Pick<BundleItem, 'system_b'>): boolean => item.system_b === '';
+
+/** One row of ratings.csv: an integer score on the study's scale. */
+export interface BundleRating {
+  item_id: string;
+  listener_id: string;
+  system: string;
+  utterance_id: string;
+  score: number;
+}
+
+/** Ratings in columnar form, like VoteColumns: rating r is `score[r]` on item `item[r]` by `listener[r]`. */
+export interface RatingColumns {
+  length: number;
+  item: Int32Array;
+  listener: Int32Array;
+  score: Int32Array;
+  /** the study's scale when the reader was given it (then every score lies on it), else null */
+  scale: [number, number] | null;
 }
 
 export interface BundleVote {
@@ -60,11 +85,15 @@ export interface Bundle {
   votes: VoteColumns;
   judgeScores: JudgeScore[];
   skipped: SkippedRows;
+  /** null when the bundle has no ratings.csv (a pair study) */
+  ratings: RatingColumns | null;
 }
 
 export interface ReadBundleOptions {
   /** skip invalid rows (counted by reason in `skipped`) instead of refusing the bundle */
   skipInvalid?: boolean;
+  /** the study's rating scale [lowest, highest]; ratings outside it are refused */
+  ratingScale?: [number, number];
 }
 
 export class BundleError extends Error {
@@ -105,6 +134,55 @@ const itemRow = z
     }
   });
 
+// A rating item (system_b empty) names only the rated system; its attention check expects a score.
+const ratingItemRow = z
+  .object({
+    item_id: nonEmpty,
+    utterance_id: nonEmpty,
+    system_a: nonEmpty,
+    attention: z.enum(['0', '1'], { error: 'must be 0 or 1' }),
+    expected: z.string().trim().regex(/^([+-]?\d+)?$/, 'must be the required integer score of a rating attention item, or empty'),
+  })
+  .superRefine((r, ctx) => {
+    if (r.attention === '1' && r.expected === '') {
+      ctx.addIssue({ code: 'custom', path: ['expected'], message: 'a rating attention item needs expected = the required score' });
+    }
+    if (r.attention === '0' && r.expected !== '') {
+      ctx.addIssue({ code: 'custom', path: ['expected'], message: 'must be empty for a non-attention item' });
+    }
+  });
+
+/** An items.csv row: a pair item, or, in a bundle with ratings.csv, a rating item (system_b empty). */
+function parseItem(row: Record<string, unknown>, line: number, ratings: boolean): BundleItem | BundleError {
+  const systemB = typeof row.system_b === 'string' ? row.system_b.trim() : row.system_b;
+  if (systemB !== '') {
+    const r = itemRow.safeParse(row);
+    if (!r.success) return zodError('items.csv', line, r.error, COLUMNS['items.csv']);
+    return { ...r.data, attention: r.data.attention === '1', expected: r.data.expected === '' ? null : r.data.expected };
+  }
+  if (!ratings) {
+    return new BundleError('items.csv', line, `${COLUMNS['items.csv'].indexOf('system_b') + 1} (system_b)`,
+      'must not be empty (an empty system_b marks a rating item, and the bundle has no ratings.csv)', 'invalid system_b');
+  }
+  const r = ratingItemRow.safeParse(row);
+  if (!r.success) return zodError('items.csv', line, r.error, COLUMNS['items.csv']);
+  return { ...r.data, system_b: '', attention: r.data.attention === '1', expected: r.data.expected === '' ? null : Number(r.data.expected) };
+}
+
+const ratingRow = z.object({
+  item_id: nonEmpty,
+  listener_id: nonEmpty,
+  system: nonEmpty,
+  utterance_id: nonEmpty,
+  score: z.string().trim().transform((s, ctx) => {
+    if (!/^[+-]?\d+$/.test(s)) {
+      ctx.addIssue({ code: 'custom', message: `must be an integer score, got "${s}"` });
+      return z.NEVER;
+    }
+    return Number(s);
+  }),
+});
+
 const voteRow = z.object({
   item_id: nonEmpty,
   listener_id: nonEmpty,
@@ -135,6 +213,7 @@ const COLUMNS = {
   'items.csv': ['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected'],
   'votes.csv': ['item_id', 'listener_id', 'first', 'chosen'],
   'judge_scores.csv': ['utterance_id', 'system', 'judge', 'run', 'score'],
+  'ratings.csv': ['item_id', 'listener_id', 'system', 'utterance_id', 'score'],
 } as const;
 type BundleFile = keyof typeof COLUMNS;
 
@@ -151,8 +230,12 @@ export class BundleBuilder {
   private readonly seen = new Set<number>();
   private votes: VoteColumns = emptyVotes(1024);
   private readonly skipped: SkippedRows = { count: 0, by_reason: {} };
+  private ratings: RatingColumns | null = null;
 
-  constructor(private readonly skipInvalid = false) {}
+  constructor(
+    private readonly skipInvalid = false,
+    private readonly ratingScale: [number, number] | null = null,
+  ) {}
 
   /** Refuses the row (throws) or, with skipInvalid, counts it; returns false when skipped. */
   reject(error: BundleError): false {
@@ -176,6 +259,9 @@ export class BundleBuilder {
     const item = this.itemIndex.get(vote.item_id);
     if (item === undefined) {
       return this.reject(new BundleError('votes.csv', line, 'item_id', `unknown item_id "${vote.item_id}" (not in items.csv)`, 'unknown item_id'));
+    }
+    if (isRatingItem(this.items[item])) {
+      return this.reject(new BundleError('votes.csv', line, 'item_id', `item "${vote.item_id}" is a rating item (system_b empty in items.csv): its answers belong in ratings.csv`, 'vote on a rating item'));
     }
     let listener = this.listenerIndex.get(vote.listener_id);
     if (listener === undefined) {
@@ -204,8 +290,65 @@ export class BundleBuilder {
     this.judgeScores.push(score);
   }
 
+  /** Marks the bundle as having ratings (ratings.csv exists, even if it holds only its header). */
+  expectRatings(): void {
+    this.ratings ??= { length: 0, item: new Int32Array(1024), listener: new Int32Array(1024), score: new Int32Array(1024), scale: this.ratingScale };
+  }
+
+  get hasRatings(): boolean {
+    return this.ratings !== null;
+  }
+
+  addRating(rating: BundleRating, line = 0): boolean {
+    const refuse = (column: keyof BundleRating, problem: string, reason: string) => this.reject(new BundleError(
+      'ratings.csv', line, `${COLUMNS['ratings.csv'].indexOf(column) + 1} (${column})`, problem, reason));
+    const item = this.itemIndex.get(rating.item_id);
+    if (item === undefined) return refuse('item_id', `unknown item_id "${rating.item_id}" (not in items.csv)`, 'unknown item_id');
+    const known = this.items[item];
+    if (!isRatingItem(known)) {
+      return refuse('item_id', `item "${rating.item_id}" is a pair item (system_b "${known.system_b}" in items.csv): its answers belong in votes.csv`, 'rating on a pair item');
+    }
+    if (rating.system !== known.system_a) {
+      return refuse('system', `must be the rated system of item "${rating.item_id}" ("${known.system_a}", system_a in items.csv), got "${rating.system}"`, 'system differs from items.csv');
+    }
+    if (rating.utterance_id !== known.utterance_id) {
+      return refuse('utterance_id', `must be the utterance of item "${rating.item_id}" ("${known.utterance_id}" in items.csv), got "${rating.utterance_id}"`, 'utterance_id differs from items.csv');
+    }
+    const scale = this.ratingScale;
+    if (scale && (rating.score < scale[0] || rating.score > scale[1])) {
+      return refuse('score', `${rating.score} is outside the study's scale ${scale[0]}–${scale[1]}`, 'score outside the scale');
+    }
+    let listener = this.listenerIndex.get(rating.listener_id);
+    if (listener === undefined) {
+      listener = this.listeners.length;
+      this.listenerIndex.set(rating.listener_id, listener);
+      this.listeners.push(rating.listener_id);
+    }
+    // Votes and ratings never share an item, so one set of (listener, item) keys serves both.
+    const key = listener * this.items.length + item;
+    if (this.seen.has(key)) {
+      return refuse('listener_id', `duplicate rating: listener "${rating.listener_id}" already rated item "${rating.item_id}"`, 'duplicate (item, listener) rating');
+    }
+    this.seen.add(key);
+    this.expectRatings();
+    let r = this.ratings!;
+    if (r.length === r.item.length) {
+      const capacity = 2 * r.item.length;
+      const grown = { ...r, item: new Int32Array(capacity), listener: new Int32Array(capacity), score: new Int32Array(capacity) };
+      grown.item.set(r.item);
+      grown.listener.set(r.listener);
+      grown.score.set(r.score);
+      r = this.ratings = grown;
+    }
+    r.item[r.length] = item;
+    r.listener[r.length] = listener;
+    r.score[r.length] = rating.score;
+    r.length++;
+    return true;
+  }
+
   build(): Bundle {
-    return { items: this.items, listeners: this.listeners, votes: this.votes, judgeScores: this.judgeScores, skipped: this.skipped };
+    return { items: this.items, listeners: this.listeners, votes: this.votes, judgeScores: this.judgeScores, skipped: this.skipped, ratings: this.ratings };
   }
 }
 
@@ -231,13 +374,14 @@ function grow(v: VoteColumns): VoteColumns {
 
 /** Validates in-memory records (e.g. read from the database) exactly as the CSV reader does. */
 export function buildBundle(
-  records: { items: readonly BundleItem[]; votes: readonly BundleVote[]; judgeScores: readonly JudgeScore[] },
+  records: { items: readonly BundleItem[]; votes: readonly BundleVote[]; judgeScores: readonly JudgeScore[]; ratings?: readonly BundleRating[] },
   options: ReadBundleOptions = {},
 ): Bundle {
-  const builder = new BundleBuilder(options.skipInvalid);
+  const builder = new BundleBuilder(options.skipInvalid, options.ratingScale);
+  if (records.ratings) builder.expectRatings();
   records.items.forEach((item, i) => {
-    const row = itemRow.safeParse({ ...item, attention: item.attention ? '1' : '0', expected: item.expected ?? '' });
-    if (!row.success) builder.reject(zodError('items.csv', i + 2, row.error, COLUMNS['items.csv']));
+    const row = parseItem({ ...item, attention: item.attention ? '1' : '0', expected: item.expected === null ? '' : String(item.expected) }, i + 2, builder.hasRatings);
+    if (row instanceof BundleError) builder.reject(row);
     else builder.addItem(item, i + 2);
   });
   records.votes.forEach((vote, i) => {
@@ -249,6 +393,11 @@ export function buildBundle(
     const row = scoreRow.safeParse({ ...s, score: String(s.score) });
     if (!row.success) builder.reject(zodError('judge_scores.csv', i + 2, row.error, COLUMNS['judge_scores.csv']));
     else builder.addJudgeScore(row.data);
+  });
+  records.ratings?.forEach((rating, i) => {
+    const row = ratingRow.safeParse({ ...rating, score: String(rating.score) });
+    if (!row.success) builder.reject(zodError('ratings.csv', i + 2, row.error, COLUMNS['ratings.csv']));
+    else builder.addRating(row.data, i + 2);
   });
   return builder.build();
 }
@@ -263,11 +412,12 @@ function zodError(file: BundleFile, line: number, error: z.ZodError, columns: re
 
 /** Reads and validates a bundle directory. Throws BundleError on the first bad row unless skipInvalid. */
 export async function readBundle(dir: string, options: ReadBundleOptions = {}): Promise<Bundle> {
-  const builder = new BundleBuilder(options.skipInvalid);
+  const builder = new BundleBuilder(options.skipInvalid, options.ratingScale);
+  if (existsSync(join(dir, 'ratings.csv'))) builder.expectRatings();
   await readCsv(dir, 'items.csv', builder, (row, line) => {
-    const r = itemRow.safeParse(row);
-    if (!r.success) return builder.reject(zodError('items.csv', line, r.error, COLUMNS['items.csv']));
-    builder.addItem({ ...r.data, attention: r.data.attention === '1', expected: r.data.expected === '' ? null : r.data.expected }, line);
+    const item = parseItem(row, line, builder.hasRatings);
+    if (item instanceof BundleError) return builder.reject(item);
+    builder.addItem(item, line);
   });
   await readCsv(dir, 'votes.csv', builder, (row, line) => {
     const r = voteRow.safeParse(row);
@@ -279,6 +429,13 @@ export async function readBundle(dir: string, options: ReadBundleOptions = {}): 
     if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
     builder.addJudgeScore(r.data);
   });
+  if (builder.hasRatings) {
+    await readCsv(dir, 'ratings.csv', builder, (row, line) => {
+      const r = ratingRow.safeParse(row);
+      if (!r.success) return builder.reject(zodError('ratings.csv', line, r.error, COLUMNS['ratings.csv']));
+      builder.addRating(r.data, line);
+    });
+  }
   return builder.build();
 }
 
@@ -385,11 +542,16 @@ export interface BundleToWrite {
   votes: Iterable<BundleVote>;
   judgeScores: Iterable<JudgeScore>;
   extraVoteColumns?: readonly string[];
+  /** a rating study's ratings; ratings.csv is written only when given */
+  ratings?: Iterable<BundleRating>;
 }
 
-/** The three files of a bundle as CSV lines (analysis-spec §1), in the order the spec lists them. */
-function bundleCsv(bundle: BundleToWrite): Record<BundleFile, Iterable<string>> {
+type BundleTexts = Record<Exclude<BundleFile, 'ratings.csv'>, string> & { 'ratings.csv'?: string };
+
+/** The files of a bundle as CSV lines (analysis-spec §1), in the order the spec lists them. */
+function bundleCsv(bundle: BundleToWrite): Partial<Record<BundleFile, Iterable<string>>> {
   const extra = bundle.extraVoteColumns ?? [];
+  const ratings = bundle.ratings;
   return {
     'items.csv': csvLines(COLUMNS['items.csv'], map(bundle.items, (i) => [
       i.item_id, i.utterance_id, i.system_a, i.system_b, i.attention ? 1 : 0, i.expected ?? '',
@@ -400,22 +562,24 @@ function bundleCsv(bundle: BundleToWrite): Record<BundleFile, Iterable<string>> 
     'judge_scores.csv': csvLines(COLUMNS['judge_scores.csv'], map(bundle.judgeScores, (s) => [
       s.utterance_id, s.system, s.judge, s.run, s.score,
     ])),
+    ...(ratings ? { 'ratings.csv': csvLines(COLUMNS['ratings.csv'], map(ratings, (r) => [r.item_id, r.listener_id, r.system, r.utterance_id, r.score])) } : {}),
   };
 }
 
 /** Writes a bundle directory (the CLI export), streaming each file. */
 export async function writeBundle(dir: string, bundle: BundleToWrite): Promise<void> {
   await mkdir(dir, { recursive: true });
-  for (const [file, lines] of Object.entries(bundleCsv(bundle))) await writeCsv(join(dir, file), lines);
+  for (const [file, lines] of Object.entries(bundleCsv(bundle))) await writeCsv(join(dir, file), lines!);
 }
 
 /** The bundle's files as text, for an HTTP download of a live study. */
-export function bundleTexts(bundle: BundleToWrite): Record<BundleFile, string> {
+export function bundleTexts(bundle: BundleToWrite): BundleTexts {
   const files = bundleCsv(bundle);
   return {
-    'items.csv': [...files['items.csv']].join(''),
-    'votes.csv': [...files['votes.csv']].join(''),
-    'judge_scores.csv': [...files['judge_scores.csv']].join(''),
+    'items.csv': [...files['items.csv']!].join(''),
+    'votes.csv': [...files['votes.csv']!].join(''),
+    'judge_scores.csv': [...files['judge_scores.csv']!].join(''),
+    ...(files['ratings.csv'] ? { 'ratings.csv': [...files['ratings.csv']].join('') } : {}),
   };
 }
 

@@ -93,7 +93,7 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
   while (carelessSet.size < o.careless) carelessSet.add(Math.floor(random() * o.listeners));
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const votes: BundleVote[] = [];
-  const vote = (item: BundleItem, l: number, pA: number | null, expected: 'a' | 'b' | null) => {
+  const vote = (item: BundleItem, l: number, pA: number | null, expected: BundleItem['expected']) => {
     const firstA = random() < 0.5;
     const careless = carelessSet.has(l);
     let chooseA: boolean;

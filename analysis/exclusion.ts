@@ -1,3 +1,5 @@
+import type { ListenerCorrelation } from './stats/listener-correlation';
+
 /**
  * Listener exclusion rules beyond the attention score, fed with per-listener facts the app
  * knows (median response time, listening-requirement violations, headphone screening).
@@ -59,6 +61,22 @@ export function requireScreening(facts: FactsLookup): ExclusionRule {
       const v = factsOf(facts, id)?.screening;
       if (v === null || v === undefined) return { outcome: 'not_run' };
       return v === 'pass' ? { outcome: 'pass' } : { outcome: 'fail', detail: { screening: v } };
+    },
+  };
+}
+
+/**
+ * Excludes rating listeners whose scores correlate with the other listeners' mean below `min`
+ * (ITU-T P.808's per-listener check, analysis-spec §4). A listener without ratings, or with too
+ * few shared items for r (pearson_r null), is "not_run": a pair study reports the rule as not run.
+ */
+export function minListenerCorrelation(min: number, correlations: ReadonlyMap<string, ListenerCorrelation>): ExclusionRule {
+  return {
+    reason: 'listener_correlation',
+    evaluate(id) {
+      const c = correlations.get(id);
+      if (!c || c.pearson_r === null) return { outcome: 'not_run' };
+      return c.pearson_r >= min ? { outcome: 'pass' } : { outcome: 'fail', detail: { pearson_r: c.pearson_r, n: c.n, min_r: min } };
     },
   };
 }

@@ -1,7 +1,8 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
-import type { Bundle } from './bundle';
+import { isRatingItem, type Bundle } from './bundle';
 import type { ExclusionRule } from './exclusion';
 import { seededRandom } from './random';
+import { countRatingAttention, ratingsReport, type RatingsReport } from './ratings';
 import { binomialTest } from './stats/binomial-test';
 import { BradleyTerryNotIdentifiedError, beatComponents, fitBradleyTerry } from './stats/bradley-terry';
 import { cohenKappa } from './stats/cohen-kappa';
@@ -138,6 +139,8 @@ export interface Report {
     bt_mle_missing: number;
     note?: string;
   };
+  /** analysis-spec §4, present when the bundle has ratings.csv */
+  ratings?: RatingsReport;
 }
 
 const ZERO_DELTA = 1e-9;
@@ -184,6 +187,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     return c;
   };
   items.forEach((item, i) => {
+    if (isRatingItem(item)) return; // rated in ratings.csv, analysed in ratings.ts
     if (item.attention) {
       attention[i] = 1;
       expectedA[i] = item.expected === 'a' ? 1 : 0;
@@ -207,6 +211,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     answered[l]++;
     if (votes.chosenA[v] === expectedA[i]) correct[l]++;
   }
+  countRatingAttention(bundle, answered, correct);
   let allAnswered = 0;
   let allCorrect = 0;
   const retained = new Uint8Array(nListeners);
@@ -386,6 +391,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     judges,
     bradley_terry: bt,
   };
+  if (bundle.ratings) report.ratings = ratingsReport(bundle, retained, options.bootstrap ?? null);
   if (bundle.skipped.count > 0) {
     report.input = { skipped_rows: bundle.skipped.count, skipped_by_reason: bundle.skipped.by_reason };
   }

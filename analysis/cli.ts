@@ -3,12 +3,15 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { BundleError, readBundle } from './bundle';
 import { reportCsvFiles } from './csv-report';
+import { minListenerCorrelation, type ExclusionRule } from './exclusion';
 import { renderReportHtml } from './html';
+import { ratingListenerCorrelations } from './ratings';
 import { analyze } from './report';
 
 const usage = `usage: npm run analyze -- <bundle-dir> [--format json|csv|html] [--out <path>]
   [--min-attention 0.75] [--split-threshold 0.75] [--buckets 5] [--bt-prior λ]
   [--bootstrap N --seed S] [--skip-invalid]
+  rating studies: [--rating-scale LO,HI] [--min-listener-correlation r]
 json/html: --out is a file (json goes to stdout without --out); csv: --out is a directory.`;
 
 const flags = z
@@ -22,11 +25,18 @@ const flags = z
     bootstrap: z.coerce.number().int().min(0).max(100000).default(0),
     seed: z.coerce.number().int().min(0).default(1),
     'skip-invalid': z.boolean().default(false),
+    'rating-scale': z
+      .string()
+      .regex(/^\s*[+-]?\d+\s*,\s*[+-]?\d+\s*$/, 'must be two integers LO,HI, e.g. 1,5')
+      .transform((s) => s.split(',').map(Number) as [number, number])
+      .refine(([lo, hi]) => lo < hi, 'LO must be below HI')
+      .optional(),
+    'min-listener-correlation': z.coerce.number().min(-1).max(1).optional(),
   })
   .refine((f) => f.format === 'json' || f.out, { path: ['out'], message: 'is required for csv and html' });
 
 async function main(): Promise<number> {
-  const names = ['format', 'out', 'min-attention', 'split-threshold', 'buckets', 'bt-prior', 'bootstrap', 'seed'];
+  const names = ['format', 'out', 'min-attention', 'split-threshold', 'buckets', 'bt-prior', 'bootstrap', 'seed', 'rating-scale', 'min-listener-correlation'];
   let parsedArgs;
   try {
     parsedArgs = parseArgs({
@@ -51,7 +61,7 @@ async function main(): Promise<number> {
   const f = parsed.data;
   let bundle;
   try {
-    bundle = await readBundle(positionals[0], { skipInvalid: f['skip-invalid'] });
+    bundle = await readBundle(positionals[0], { skipInvalid: f['skip-invalid'], ratingScale: f['rating-scale'] });
   } catch (e) {
     if (e instanceof BundleError) {
       console.error(`refused: ${e.message}${f['skip-invalid'] ? '' : ' (use --skip-invalid to skip bad rows; they are then counted in the report)'}`);
@@ -59,14 +69,19 @@ async function main(): Promise<number> {
     }
     throw e;
   }
+  const rules: ExclusionRule[] = [];
+  const minR = f['min-listener-correlation'];
+  if (minR !== undefined) rules.push(minListenerCorrelation(minR, ratingListenerCorrelations(bundle)));
   const report = analyze(bundle, {
     minAttention: f['min-attention'],
     splitThreshold: f['split-threshold'],
     buckets: f.buckets,
     btPrior: f['bt-prior'],
     bootstrap: f.bootstrap > 0 ? { n: f.bootstrap, seed: f.seed } : null,
+    rules,
   });
-  if (report.bradley_terry.error) console.error(`warning: ${report.bradley_terry.error}`);
+  // A rating study without pair votes has no Bradley–Terry ranking to warn about.
+  if (report.bradley_terry.error && (report.bradley_terry.comparisons > 0 || !report.ratings)) console.error(`warning: ${report.bradley_terry.error}`);
   if (report.input) console.error(`warning: skipped ${report.input.skipped_rows} invalid row(s): ${JSON.stringify(report.input.skipped_by_reason)}`);
   if (f.format === 'json') {
     const text = JSON.stringify(report, null, 2) + '\n';

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { buildBundle, type BundleItem, type BundleRating, type BundleVote } from './bundle';
 import { minListenerCorrelation } from './exclusion';
 import { ratingListenerCorrelations } from './ratings';
+import { renderReportHtml } from './html';
 import { analyze } from './report';
-import { simulateRatings } from './simulate';
+import { simulate, simulateRatings } from './simulate';
 import { krippendorffAlpha } from './stats/krippendorff-alpha-metric';
 import { listenerCorrelations } from './stats/listener-correlation';
 import { spearmanRho } from './stats/spearman';
@@ -169,5 +170,34 @@ describe('simulated rating studies', () => {
     expect(a.ratings).toHaveLength(40 * 10 + 4 * 10);
     const report = analyze(buildBundle(a));
     expect(report.listeners.excluded.every((e) => a.truth.careless.includes(e.listener_id))).toBe(true);
+  });
+});
+
+describe('HTML report with ratings', () => {
+  it('shows both the pair sections and the ratings section when a study has both', () => {
+    const pairs = simulate({ systems: 4, items: 40, listeners: 6, careless: 0, attention: 0, seed: 2 });
+    const rating = simulateRatings({ systems: 3, items: 30, listeners: 6, careless: 0, attention: 0, seed: 2 });
+    const prefixed = (id: string) => `rating-${id}`;
+    const html = renderReportHtml(analyze(buildBundle({
+      ...pairs,
+      items: [...pairs.items, ...rating.items.map((i) => ({ ...i, item_id: prefixed(i.item_id) }))],
+      ratings: rating.ratings.map((r) => ({ ...r, item_id: prefixed(r.item_id) })),
+    })));
+    expect(html).toContain('Do listeners agree? (reliability)');
+    expect(html).toContain('How good is each system?');
+    expect(html.match(/<svg /g)!.length).toBe(4);
+    expect(html).not.toMatch(/<script|<link|<img/i);
+  });
+
+  it('escapes system names from ratings', () => {
+    const study = simulateRatings({ systems: 2, items: 20, listeners: 4, careless: 0, attention: 0, seed: 1 });
+    const evil = (s: string) => (s === 'tts-01' ? '<img src=x onerror=alert(1)>' : s);
+    const html = renderReportHtml(analyze(buildBundle({
+      ...study,
+      items: study.items.map((i) => ({ ...i, system_a: evil(i.system_a) })),
+      ratings: study.ratings.map((r) => ({ ...r, system: evil(r.system) })),
+    })));
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
   });
 });

@@ -38,6 +38,14 @@ export interface SimulatedStudy {
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
+/** Listener ids and which of them are careless, spread through the roster rather than bunched at the end. */
+function roster(o: { listeners: number; careless: number }, random: () => number) {
+  const listenerIds = Array.from({ length: o.listeners }, (_, l) => `L${pad(l + 1, String(o.listeners).length)}`);
+  const carelessSet = new Set<number>();
+  while (carelessSet.size < o.careless) carelessSet.add(Math.floor(random() * o.listeners));
+  return { listenerIds, carelessSet };
+}
+
 export function simulate(o: SimulateOptions): SimulatedStudy {
   const random = seededRandom(o.seed);
   const positionBias = o.positionBias ?? 0.2;
@@ -87,10 +95,7 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
     });
   }
 
-  const listenerIds = Array.from({ length: o.listeners }, (_, l) => `L${pad(l + 1, String(o.listeners).length)}`);
-  // Careless listeners are spread through the roster rather than bunched at the end.
-  const carelessSet = new Set<number>();
-  while (carelessSet.size < o.careless) carelessSet.add(Math.floor(random() * o.listeners));
+  const { listenerIds, carelessSet } = roster(o, random);
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const votes: BundleVote[] = [];
   const vote = (item: BundleItem, l: number, pA: number | null, expected: BundleItem['expected']) => {
@@ -135,15 +140,8 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
  * included. Attention items ask for a given score, which attentive listeners give with
  * probability attentiveAccuracy.
  */
-export interface SimulateRatingsOptions {
-  systems: number;
-  items: number;
-  listeners: number;
-  careless: number;
-  attention: number;
-  seed: number;
-  /** listeners per ordinary item (default: every listener rates every item) */
-  ratingsPerItem?: number;
+export interface SimulateRatingsOptions
+  extends Pick<SimulateOptions, 'systems' | 'items' | 'listeners' | 'careless' | 'attention' | 'seed' | 'ratingsPerItem' | 'attentiveAccuracy'> {
   /** true MOS per system (default: drawn uniformly between 1.8 and 4.4, best first) */
   mos?: readonly number[];
   /** SD of the listener bias (default 0.4) */
@@ -154,7 +152,6 @@ export interface SimulateRatingsOptions {
   itemNoise?: number;
   /** the scale's lowest and highest score (default ACR 1–5) */
   scale?: [number, number];
-  attentiveAccuracy?: number;
 }
 
 export interface SimulatedRatingStudy {
@@ -203,9 +200,7 @@ export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy
     });
   }
 
-  const listenerIds = Array.from({ length: o.listeners }, (_, l) => `L${pad(l + 1, String(o.listeners).length)}`);
-  const carelessSet = new Set<number>();
-  while (carelessSet.size < o.careless) carelessSet.add(Math.floor(random() * o.listeners));
+  const { listenerIds, carelessSet } = roster(o, random);
   const bias = listenerIds.map(() => listenerBias * normal(random));
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const ratings: BundleRating[] = [];

@@ -101,6 +101,17 @@ describe('the ratings section on a hand-worked study', () => {
   });
 });
 
+describe('a rating study with no ratings yet', () => {
+  it('still has a ratings section, with nothing estimated', () => {
+    const report = analyze(buildBundle({ ...smallRatingStudy(), ratings: [] }));
+    expect(report.ratings).toEqual({
+      scale: null, votes: 0, listeners: 0, systems: [],
+      reliability: { krippendorff_alpha_interval: null, krippendorff_alpha_ordinal: null }, listener_correlation: [],
+    });
+    expect(renderReportHtml(report)).toContain('No system has an interval yet.');
+  });
+});
+
 describe('ratings beside pair votes', () => {
   const pairItems: BundleItem[] = [
     { item_id: 'p1', utterance_id: 'u1', system_a: 'X', system_b: 'Y', attention: false, expected: null },

@@ -4,6 +4,7 @@ import { krippendorffAlpha } from './stats/krippendorff-alpha-metric';
 import { listenerCorrelations, type ListenerCorrelation } from './stats/listener-correlation';
 import { meanOpinionScore } from './stats/mean-opinion-score';
 import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
+import type { Interval } from './report';
 
 /**
  * The `ratings` section of the report (analysis-spec §4): MOS per system with the t-interval and,
@@ -12,8 +13,6 @@ import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
  * rest of the panel, which also feeds the `listener_correlation` exclusion rule. Attention items
  * take no part in any of these; their answers count towards the attention score.
  */
-
-export type Interval = [number, number];
 
 export interface RatedSystem {
   system: string;

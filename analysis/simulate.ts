@@ -138,7 +138,8 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
  * u_i ~ N(0, itemNoise²), a listener bias b_l ~ N(0, listenerBias²) and noise e ~ N(0,
  * ratingNoise²); a careless listener picks any point of the scale at random, attention checks
  * included. Attention items ask for a given score, which attentive listeners give with
- * probability attentiveAccuracy.
+ * probability attentiveAccuracy. The true MOS is the latent mean before rounding and clamping:
+ * the expected score is pulled towards the middle near the ends of the scale, in the same order.
  */
 export interface SimulateRatingsOptions
   extends Pick<SimulateOptions, 'systems' | 'items' | 'listeners' | 'careless' | 'attention' | 'seed' | 'ratingsPerItem' | 'attentiveAccuracy'> {

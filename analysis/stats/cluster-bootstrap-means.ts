@@ -18,6 +18,8 @@ import { seededRandom } from '../random';
  * Application, §3.8 (resampling clusters in hierarchical data, strategy 1: clusters only).
  * Randomness from the project's seeded generator (random.ts), so a seed reproduces an interval.
  * Complexity: O(B·C·G) for B resamples, plus O(G·B log B) for the quantiles.
+ * Only the clusters are resampled: in a rating study the items are a sample too, and their
+ * spread is not in this interval (nor in the t-interval).
  * Edge cases: a group with fewer than 2 usable resamples → null; a single cluster → every
  * resample equals the estimate (zero width), which says the data cannot show listener spread.
  * Every m*_g is a weighted average of cluster means, so the interval lies within the range of

@@ -262,6 +262,8 @@ describe('ratings.csv in the bundle', () => {
     const dir = await ratingBundleDir({ 'ratings.csv': ratingBundleRatings + 'r2,L2,tts-b,u1,7\n' });
     await expect(readBundle(dir, { ratingScale: [1, 5] })).rejects.toThrow(/ratings\.csv line 6, column 5 \(score\): 7 is outside the study's scale 1–5/);
     expect((await readBundle(dir, { ratingScale: [1, 7] })).ratings!.scale).toEqual([1, 7]);
+    const check = await ratingBundleDir({ 'items.csv': ratingBundleItems + 'chk2,u8,tts-b,,1,6\n' });
+    await expect(readBundle(check, { ratingScale: [1, 5] })).rejects.toThrow(/items\.csv line 6, column 6 \(expected\): the required score 6 is outside the study's scale 1–5/);
     const skipped = await readBundle(dir, { ratingScale: [1, 5], skipInvalid: true });
     expect(skipped.ratings!.length).toBe(4);
     expect(skipped.skipped.by_reason).toEqual({ 'ratings.csv: score outside the scale': 1 });

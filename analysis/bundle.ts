@@ -250,6 +250,11 @@ export class BundleBuilder {
     if (this.itemIndex.has(item.item_id)) {
       return this.reject(new BundleError('items.csv', line, 'item_id', `duplicate item_id "${item.item_id}"`, 'duplicate item_id'));
     }
+    const scale = this.ratingScale;
+    if (scale && typeof item.expected === 'number' && (item.expected < scale[0] || item.expected > scale[1])) {
+      return this.reject(new BundleError('items.csv', line, `${COLUMNS['items.csv'].indexOf('expected') + 1} (expected)`,
+        `the required score ${item.expected} is outside the study's scale ${scale[0]}–${scale[1]}`, 'expected score outside the scale'));
+    }
     this.itemIndex.set(item.item_id, this.items.length);
     this.items.push(item);
     return true;

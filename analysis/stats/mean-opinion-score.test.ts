@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { normal, seededRandom } from '../random';
 import { meanOpinionScore } from './mean-opinion-score';
 import { studentTQuantile } from './student-t-quantile';
 
@@ -47,5 +48,17 @@ describe('meanOpinionScore', () => {
       const four = meanOpinionScore([...x, ...x, ...x, ...x])!;
       return four.ci95![1] - four.ci95![0] <= once.ci95![1] - once.ci95![0] + 1e-12;
     }));
+  });
+
+  it('covers the true mean of normal scores in 95% of samples, even for n = 5', () => {
+    // 4000 samples: the binomial SD of the coverage is 0.34%, so 94–96% is a ±3 SD band.
+    const random = seededRandom(21);
+    let covered = 0;
+    for (let k = 0; k < 4000; k++) {
+      const [lo, hi] = meanOpinionScore(Array.from({ length: 5 }, () => 3.5 + 0.8 * normal(random)))!.ci95!;
+      if (lo <= 3.5 && 3.5 <= hi) covered++;
+    }
+    expect(covered / 4000).toBeGreaterThanOrEqual(0.94);
+    expect(covered / 4000).toBeLessThanOrEqual(0.96);
   });
 });

@@ -36,9 +36,8 @@ const goodItems = 'item_id,utterance_id,system_a,system_b,attention,expected\ni1
 const goodVotes = 'item_id,listener_id,first,chosen\ni1,L1,a,b\nc1,L1,b,b\n';
 const goodScores = 'utterance_id,system,judge,run,score\nu1,A,j,1,3\n';
 
-async function refusal(files: Record<string, string>): Promise<BundleError> {
-  const dir = await tempDir();
-  await writeFiles(dir, { 'items.csv': goodItems, 'votes.csv': goodVotes, 'judge_scores.csv': goodScores, ...files });
+/** The BundleError readBundle refuses `dir` with. */
+async function refusedBy(dir: string): Promise<BundleError> {
   try {
     await readBundle(dir);
   } catch (e) {
@@ -46,6 +45,12 @@ async function refusal(files: Record<string, string>): Promise<BundleError> {
     return e as BundleError;
   }
   throw new Error('bundle was not refused');
+}
+
+async function refusal(files: Record<string, string>): Promise<BundleError> {
+  const dir = await tempDir();
+  await writeFiles(dir, { 'items.csv': goodItems, 'votes.csv': goodVotes, 'judge_scores.csv': goodScores, ...files });
+  return refusedBy(dir);
 }
 
 describe('writeBundle / readBundle', () => {
@@ -258,13 +263,7 @@ async function ratingBundleDir(files: Record<string, string>): Promise<string> {
   return dir;
 }
 async function ratingRefusal(files: Record<string, string>): Promise<BundleError> {
-  try {
-    await readBundle(await ratingBundleDir(files));
-  } catch (e) {
-    expect(e).toBeInstanceOf(BundleError);
-    return e as BundleError;
-  }
-  throw new Error('bundle was not refused');
+  return refusedBy(await ratingBundleDir(files));
 }
 
 describe('ratings.csv in the bundle', () => {
@@ -396,9 +395,8 @@ describe('ratings.csv in the bundle', () => {
     expect(buildBundle(narrow, { ratingScale: [0, 10] })).toEqual(await readBundle(dir, { ratingScale: [0, 10] }));
 
     await writeFile(join(dir, 'study.json'), JSON.stringify({ ...study, ratingScale: [5, 1] }));
-    const reversed = await readBundle(dir).catch((e: unknown) => e as BundleError);
-    expect(reversed).toBeInstanceOf(BundleError);
-    expect([(reversed as BundleError).file, (reversed as BundleError).column]).toEqual(['study.json', 'ratingScale']);
-    expect((reversed as BundleError).message).toContain('the lowest score must be below the highest');
+    const reversed = await refusedBy(dir);
+    expect([reversed.file, reversed.column]).toEqual(['study.json', 'ratingScale']);
+    expect(reversed.message).toContain('the lowest score must be below the highest');
   });
 });

@@ -323,6 +323,17 @@ export class BundleBuilder {
     return true;
   }
 
+  /** The listener's index, in order of their first vote or rating. */
+  private listenerOf(id: string): number {
+    let listener = this.listenerIndex.get(id);
+    if (listener === undefined) {
+      listener = this.listeners.length;
+      this.listenerIndex.set(id, listener);
+      this.listeners.push(id);
+    }
+    return listener;
+  }
+
   addVote(vote: Pick<BundleVote, 'item_id' | 'listener_id' | 'first' | 'chosen'>, line = 0, facts: VoteFacts = {}): boolean {
     const item = this.itemIndex.get(vote.item_id);
     if (item === undefined) {
@@ -331,12 +342,7 @@ export class BundleBuilder {
     if (isRatingItem(this.items[item])) {
       return this.reject(new BundleError('votes.csv', line, 'item_id', `item "${vote.item_id}" is a rating item (system_b empty in items.csv): its answers belong in ratings.csv`, 'vote on a rating item'));
     }
-    let listener = this.listenerIndex.get(vote.listener_id);
-    if (listener === undefined) {
-      listener = this.listeners.length;
-      this.listenerIndex.set(vote.listener_id, listener);
-      this.listeners.push(vote.listener_id);
-    }
+    const listener = this.listenerOf(vote.listener_id);
     // One exact integer per (item, listener); items are all known before the first vote.
     const key = listener * this.items.length + item;
     if (this.seen.has(key)) {
@@ -407,12 +413,7 @@ export class BundleBuilder {
     if (scale && (rating.score < scale[0] || rating.score > scale[1])) {
       return refuse('score', `${rating.score} is outside the study's scale ${scale[0]}–${scale[1]}`, 'score outside the scale');
     }
-    let listener = this.listenerIndex.get(rating.listener_id);
-    if (listener === undefined) {
-      listener = this.listeners.length;
-      this.listenerIndex.set(rating.listener_id, listener);
-      this.listeners.push(rating.listener_id);
-    }
+    const listener = this.listenerOf(rating.listener_id);
     // Votes and ratings never share an item, so one set of (listener, item) keys serves both.
     const key = listener * this.items.length + item;
     if (this.seen.has(key)) {

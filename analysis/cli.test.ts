@@ -129,7 +129,7 @@ describe('analyze CLI on a rating study', () => {
     const fromFlags = await cli('cli.ts', [join(ratingDir, 'bundle'), '--rating-scale', '1,5', '--min-listener-correlation', '0.3']);
     expect(JSON.parse(fromStudy.stdout)).toEqual(JSON.parse(fromFlags.stdout));
     expect(JSON.parse(fromStudy.stdout).listeners.excluded_by_reason).toEqual({ listener_correlation: 2 });
-    expect(JSON.parse((await cli('cli.ts', [withStudy, '--min-listener-correlation', '-1'])).stdout).listeners.excluded).toEqual([]);
+    expect(JSON.parse((await cli('cli.ts', [withStudy, '--min-listener-correlation=-1'])).stdout).listeners.excluded).toEqual([]);
     await writeFile(join(withStudy, 'study.json'), JSON.stringify({ ...study, ratingScale: [2, 5] }));
     const refused = await cli('cli.ts', [withStudy]);
     expect(refused.code).toBe(1);

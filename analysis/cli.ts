@@ -1,12 +1,13 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, stat, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { BundleError, readBundle } from './bundle';
+import { BundleError, readBundle, type Bundle, type ReadBundleOptions } from './bundle';
+import { BundleZipError, looksLikeZip, withZippedBundle } from './bundle-zip';
 import { reportCsvFiles } from './csv-report';
 import { renderReportHtml } from './html';
 import { analyzeStudy, RatingScale, resolveSettings, type ExclusionRuleSettings } from './study-settings';
 
-const usage = `usage: npm run analyze -- <bundle-dir> [--format json|csv|html] [--out <path>]
+const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format json|csv|html] [--out <path>]
   [--min-attention 0.75] [--split-threshold 0.75] [--buckets 5] [--bt-prior λ]
   [--bootstrap N --seed S] [--skip-invalid]
   [--min-median-response-ms MS] [--max-listening-violations N] [--max-hidden-ms MS] [--exclude-failed-screening]
@@ -40,6 +41,20 @@ const flags = z
   })
   .refine((f) => f.format === 'json' || f.out, { path: ['out'], message: 'is required for csv and html' });
 
+/** A bundle directory, or a zip of one (the studio's Export download). */
+async function readBundleAt(path: string, options: ReadBundleOptions): Promise<Bundle> {
+  if (!(await stat(path).catch(() => null))?.isFile()) return readBundle(path, options);
+  const file = await open(path);
+  const head = new Uint8Array(4);
+  try {
+    await file.read(head, 0, 4, 0);
+  } finally {
+    await file.close();
+  }
+  if (!looksLikeZip(head)) throw new BundleZipError(path, 'is neither a bundle directory nor a zip archive');
+  return withZippedBundle(path, (dir) => readBundle(dir, options));
+}
+
 async function main(): Promise<number> {
   const names = ['format', 'out', 'min-attention', 'split-threshold', 'buckets', 'bt-prior', 'bootstrap', 'seed',
     'min-median-response-ms', 'max-listening-violations', 'max-hidden-ms', 'rating-scale', 'min-listener-correlation'];
@@ -67,8 +82,12 @@ async function main(): Promise<number> {
   const f = parsed.data;
   let bundle;
   try {
-    bundle = await readBundle(positionals[0], { skipInvalid: f['skip-invalid'], ratingScale: f['rating-scale'] });
+    bundle = await readBundleAt(positionals[0], { skipInvalid: f['skip-invalid'], ratingScale: f['rating-scale'] });
   } catch (e) {
+    if (e instanceof BundleZipError) {
+      console.error(`refused: ${e.message}`);
+      return 1;
+    }
     if (e instanceof BundleError) {
       console.error(`refused: ${e.message}${f['skip-invalid'] ? '' : ' (use --skip-invalid to skip bad rows; they are then counted in the report)'}`);
       return 1;

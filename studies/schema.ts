@@ -177,7 +177,7 @@ export const StudyDefinition = z
     analysis: Analysis.default({ splitThreshold: 0.75 }),
     targetListeners: z.number().int().positive(),
     completion: z
-      .object({ code: Text.optional(), redirectUrl: z.url().optional() })
+      .object({ code: Text.optional(), redirectUrl: z.url({ protocol: /^https?$/, error: 'a redirectUrl is an http:// or https:// address' }).optional() })
       .strict()
       .refine((c) => c.code !== undefined || c.redirectUrl !== undefined, 'give a code, a redirectUrl, or both'),
     linkParameters: z

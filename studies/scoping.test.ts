@@ -19,6 +19,7 @@ import { main } from './cli';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
 import { readMaterial } from './material';
 import { insertListener, rowCounts, voteAll } from './test-support';
+import { exportAtAnyMoment } from '../server/testing/export-time';
 
 const DEMO = fileURLToPath(new URL('./demo/', import.meta.url));
 const SAMPLES = fileURLToPath(new URL('../../shared/samples/', import.meta.url));
@@ -53,8 +54,7 @@ function snapshotFiles(dir: string): Record<string, string> {
 }
 
 function exportText(db: Db, studyId: string): string {
-  const files = bundleFiles(exportRepository(db).rows(studyId));
-  return JSON.stringify(files);
+  return JSON.stringify(exportAtAnyMoment(bundleFiles(exportRepository(db).rows(studyId))));
 }
 
 describe('two studies in one data dir', () => {

@@ -1,12 +1,12 @@
-import { useEffect, useState } from 'react';
 import type { Dashboard as DashboardData } from '../../server/contract';
 import { downloadBundle, errorText, openHtmlReport, studio } from '../studio/api';
+import { usePolled } from '../studio/usePolled';
 
 const POLL_MS = 3000;
 
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(0)}%`);
 const num = (x: number | null, digits = 2) => (x === null ? '—' : x.toFixed(digits));
-const REASONS: Record<string, string> = {
+export const REASONS: Record<string, string> = {
   attention: 'attention checks',
   fast: 'too fast (median response)',
   listening: 'listening requirement',
@@ -70,27 +70,7 @@ const KIND_COLOUR = { pair: 'var(--accent)', attention: '#d97706', practice: '#9
 
 /** The live dashboard of one study: polls every few seconds while the page is open. */
 export function Dashboard({ study }: { study: string }) {
-  const [data, setData] = useState<DashboardData | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout>;
-    const poll = async () => {
-      try {
-        const d = await studio.dashboard(study);
-        if (live) (setData(d), setError(null));
-      } catch (err) {
-        if (live) setError(errorText(err));
-      }
-      if (live) timer = setTimeout(poll, POLL_MS);
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [study]);
+  const { data, error, setError } = usePolled<DashboardData>(() => studio.dashboard(study), POLL_MS, study);
 
   if (!data) return <section className="card">{error ? <p className="notice">{error}</p> : <p className="muted">Loading the dashboard…</p>}</section>;
   const l = data.listeners;

@@ -9,7 +9,7 @@ import {
 } from '../contract';
 import { conflict, HttpError, notFound } from '../errors';
 import { liveRepository } from '../store/live';
-import { sourcesFromUploads, studyFolders, studyTemplates } from '../store/study-folders';
+import { sourcesFromUploads, studyFolders, studyTemplates, unreadableUpload } from '../store/study-folders';
 import { setStudyStatus, StudyLockedError } from '../../studies/build';
 import { describeMaterial, loadStudyDir, validateStudyDir, type BuildSummary } from '../../studies/load';
 import { parseStudyYaml, StudyDefinitionError } from '../../studies/parse';
@@ -90,6 +90,8 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
     return run;
   };
 
+  const hasVotes = (studyId: string) => live.votesPerItem(studyId).some((i) => i.votes > 0);
+
   const detail = (studyId: string, request: FastifyRequest): StudyDetail => {
     const summary = app.store.studies.list().find((s) => s.id === studyId);
     const editable = folders.exists(studyId);
@@ -117,6 +119,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
       files: editable ? folders.files(studyId) : { captions: [], judges: [] },
       itemsByKind: live.itemsByKind(studyId),
       links: listenerLinks(originOf(request), studyId, recorded),
+      undo: editable ? folders.lastChange(studyId) : null,
     };
   };
 
@@ -172,14 +175,13 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
       try {
         parseStudyYaml(request.body.yaml, `${study}/study.yaml`);
         await serially(study, async () => {
-          const previous = folders.readYaml(study);
           folders.writeYaml(study, request.body.yaml);
-          if (live.votesPerItem(study).every((i) => i.votes === 0)) return;
-          // Votes exist: apply the edit now if it keeps items and captions, else put the old text back.
+          if (!hasVotes(study)) return;
+          // Votes exist: apply the edit now if it keeps items and captions, else take it back.
           try {
             await loadStudyDir(app.db, folders.dir(study), roots);
           } catch (error) {
-            folders.writeYaml(study, previous);
+            folders.undo(study);
             throw error;
           }
         });
@@ -197,15 +199,10 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
     { onRequest: researcher, bodyLimit: UPLOAD_LIMIT, schema: { params: StudyParams, body: UploadStudyFileBody, response: { 201: StudyFiles } } },
     async (request, reply) => {
       const { study } = request.params;
-      const { kind, name, content } = request.body;
-      if (name.endsWith('.json')) {
-        try {
-          JSON.parse(content);
-        } catch (error) {
-          throw new HttpError(400, 'invalid_file', `${kind}/${name} is not JSON: ${(error as Error).message}`, 'content');
-        }
-      }
-      folders.writeFile(study, kind, name, content);
+      const { kind, name, content, replace } = request.body;
+      const unreadable = unreadableUpload(`${kind}/${name}`, content);
+      if (unreadable) throw new HttpError(400, 'invalid_file', unreadable, 'content');
+      folders.writeFile(study, kind, name, content, replace);
       return reply.code(201).send(folders.files(study));
     },
   );
@@ -222,7 +219,22 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
         if (error instanceof StudyDefinitionError) return definitionError(reply, error);
         throw error;
       }
-      folders.writeYaml(study, yaml);
+      folders.writeYaml(study, yaml, 'use the uploaded files as sources');
+      return detail(study, request);
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/undo',
+    { onRequest: researcher, schema: { params: StudyParams, response: { 200: StudyDetail } } },
+    async (request) => {
+      const { study } = request.params;
+      folders.assertExists(study);
+      await serially(study, async () => {
+        // Once listeners voted, changes go through Save, which checks what they may touch.
+        if (hasVotes(study)) throw conflict('study_locked', `study ${study} already has votes: edit and save the definition instead of undoing`);
+        folders.undo(study);
+      });
       return detail(study, request);
     },
   );

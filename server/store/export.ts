@@ -51,7 +51,7 @@ export interface ExportRows {
 }
 
 /** The stored screening JSON as listeners.csv's outcome; null when the check never reported. */
-function screeningOutcome(json: string | null): ExportListener['screening'] {
+export function screeningOutcome(json: string | null): ExportListener['screening'] {
   if (json === null) return null;
   const passed = (JSON.parse(json) as { passed?: unknown }).passed;
   return passed === true ? 'passed' : passed === false ? 'failed' : null;

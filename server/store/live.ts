@@ -1,4 +1,5 @@
 import type { Db } from '../db/open';
+import { screeningOutcome } from './export';
 import { toTrial } from './sessions';
 import type { Trial } from '../contract';
 
@@ -33,6 +34,18 @@ export function liveRepository(db: Db) {
     SELECT v.listener_id, count(*) AS answered, sum(v.chosen = i.expected) AS correct
     FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind = 'attention'
     GROUP BY v.listener_id`);
+  const screenings = db.prepare<[string], { id: string; screening: string | null }>(
+    'SELECT id, screening FROM listeners WHERE study_id = ?',
+  );
+  // Progress counts the trials the listener sees (practice included), as their progress bar does.
+  const participantRows = db.prepare<
+    [string],
+    { id: string; external: string; created_at: string; completed_at: string | null; completion_code: string | null; total: number; done: number }
+  >(`
+    SELECT l.id, l.external, l.created_at, l.completed_at, l.completion_code,
+           (SELECT count(*) FROM assignments a WHERE a.listener_id = l.id) AS total,
+           (SELECT count(*) FROM votes v WHERE v.listener_id = l.id) AS done
+    FROM listeners l WHERE l.study_id = ? ORDER BY l.created_at, l.id`);
   const previewRows = db.prepare<
     [string],
     { seq: number; kind: ItemKind; system_a: string; system_b: string; expected: 'a' | 'b' | null; clip_id: string; duration: number; caption_a: string; caption_b: string }
@@ -50,6 +63,11 @@ export function liveRepository(db: Db) {
       return counts;
     },
     attention: (studyId: string) => attentionByListener.all(studyId),
+    /** Each listener's screening outcome as listeners.csv words it (passed, failed or null). */
+    screeningOutcomes: (studyId: string) => new Map(screenings.all(studyId).map((r) => [r.id, screeningOutcome(r.screening)])),
+    /** Every listener of the study with their link parameters, progress and completion, oldest first. */
+    participants: (studyId: string) =>
+      participantRows.all(studyId).map((r) => ({ ...r, external: JSON.parse(r.external) as Record<string, string> })),
     /** Every trial in study order, in the listener's Trial shape (caption a shown first). */
     preview(studyId: string): ItemPreview[] {
       return previewRows.all(studyId).map((r) => ({

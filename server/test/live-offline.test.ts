@@ -95,8 +95,7 @@ beforeAll(async () => {
   });
   db.prepare('UPDATE studies SET definition = ? WHERE id = ?').run(JSON.stringify(definition), STUDY);
   // A negative judge score: numeric columns must stay numbers in the CSV and in the analysis.
-  // The export reads the scores the study kept when it was built (study_judge_scores, migration 3).
-  db.prepare("UPDATE study_judge_scores SET score = -1.5 WHERE rowid = (SELECT min(rowid) FROM study_judge_scores WHERE study_id = ? AND utterance_id LIKE 'ravdess:%rules-2')").run(STUDY);
+  db.prepare("UPDATE study_judge_scores SET score = -1.5 WHERE rowid = (SELECT min(rowid) FROM study_judge_scores WHERE utterance_id LIKE 'ravdess:%rules-2')").run();
   for (const [name, l] of Object.entries(LISTENERS)) await listen(name, l);
 });
 afterAll(async () => {

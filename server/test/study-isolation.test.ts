@@ -12,6 +12,7 @@ import { assignTrials } from '../../studies/design';
 import { insertListener, rowCounts, voteAll } from '../../studies/test-support';
 import { call } from '../testing/client';
 import { startTestServer, type TestServer } from '../testing/server';
+import { exportAtAnyMoment } from '../testing/export-time';
 
 const DEMO = fileURLToPath(new URL('../../studies/demo/', import.meta.url));
 const demoYaml = () => readFileSync(join(DEMO, 'study.yaml'), 'utf8').replaceAll('audioRoot: audio', `audioRoot: ${join(DEMO, 'audio')}`);
@@ -46,7 +47,7 @@ function files(): Record<string, string> {
   return out;
 }
 
-const exportOf = async (study: string) => (await api(`/api/studio/studies/${study}/export`)).text;
+const exportOf = async (study: string) => JSON.stringify(exportAtAnyMoment(JSON.parse((await api(`/api/studio/studies/${study}/export`)).text)));
 
 beforeAll(async () => {
   server = await startTestServer({ studies: [] });

@@ -39,6 +39,9 @@ export interface SeedOptions {
   attention?: number;
   practice?: number;
   screeningRequired?: boolean;
+  screening?: 'antiphase' | 'huggins' | 'both';
+  design?: StudyDefinitionInput['design'];
+  linkParameters?: string[];
 }
 
 export interface SeededStudy {
@@ -126,11 +129,11 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       items: { mode: 'explicit', list: pairs },
       ...(attention.length ? { attentionChecks: { mode: 'explicit', list: attention } } : {}),
       practice,
-      design: { kind: 'crossed' },
-      screening: { kind: 'antiphase', required: options.screeningRequired ?? false },
+      design: options.design ?? { kind: 'crossed' },
+      screening: { kind: options.screening ?? 'antiphase', required: options.screeningRequired ?? false },
       targetListeners: 15,
       completion: { code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' },
-      linkParameters: ['PROLIFIC_PID', 'STUDY_ID'],
+      linkParameters: options.linkParameters ?? ['PROLIFIC_PID', 'STUDY_ID'],
     } satisfies StudyDefinitionInput);
     db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
       study, definition.title, options.status ?? 'open', JSON.stringify(definition), now, now,

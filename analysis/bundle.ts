@@ -22,8 +22,33 @@ export interface BundleItem {
   system_a: string;
   system_b: string;
   attention: boolean;
-  /** the right answer of an attention item; null for ordinary items */
-  expected: 'a' | 'b' | null;
+  /**
+   * the right answer of an attention item; null for ordinary items. A rating item (system_b
+   * empty, analysis-spec §4) expects the required score.
+   */
+  expected: 'a' | 'b' | number | null;
+}
+
+/** A rating item has one system, the rated one, in system_a (analysis-spec §4). */
+export const isRatingItem = (item: Pick<BundleItem, 'system_b'>): boolean => item.system_b === '';
+
+/** One row of ratings.csv: an integer score on the study's scale. */
+export interface BundleRating {
+  item_id: string;
+  listener_id: string;
+  system: string;
+  utterance_id: string;
+  score: number;
+}
+
+/** Ratings in columnar form, like VoteColumns: rating r is `score[r]` on item `item[r]` by `listener[r]`. */
+export interface RatingColumns {
+  length: number;
+  item: Int32Array;
+  listener: Int32Array;
+  score: Int32Array;
+  /** the study's scale when the reader was given it (then every score lies on it), else null */
+  scale: [number, number] | null;
 }
 
 export interface BundleVote {
@@ -78,7 +103,7 @@ export interface SkippedRows {
 
 export interface Bundle {
   items: BundleItem[];
-  /** listeners who voted, in order of their first vote */
+  /** listeners who voted or rated, in order of their first vote (then of their first rating) */
   listeners: string[];
   votes: VoteColumns;
   judgeScores: JudgeScore[];
@@ -87,11 +112,15 @@ export interface Bundle {
   listenerTable: Map<string, BundleListener> | null;
   /** study.json; null when the bundle has none */
   study: StudySettings | null;
+  /** null when the bundle has no ratings.csv (a pair study) */
+  ratings: RatingColumns | null;
 }
 
 export interface ReadBundleOptions {
   /** skip invalid rows (counted by reason in `skipped`) instead of refusing the bundle */
   skipInvalid?: boolean;
+  /** the study's rating scale [lowest, highest]; ratings outside it are refused */
+  ratingScale?: [number, number];
 }
 
 export class BundleError extends Error {
@@ -131,6 +160,55 @@ const itemRow = z
       ctx.addIssue({ code: 'custom', path: ['system_b'], message: 'must differ from system_a' });
     }
   });
+
+// A rating item (system_b empty) names only the rated system; its attention check expects a score.
+const ratingItemRow = z
+  .object({
+    item_id: nonEmpty,
+    utterance_id: nonEmpty,
+    system_a: nonEmpty,
+    attention: z.enum(['0', '1'], { error: 'must be 0 or 1' }),
+    expected: z.string().trim().regex(/^([+-]?\d+)?$/, 'must be the required integer score of a rating attention item, or empty'),
+  })
+  .superRefine((r, ctx) => {
+    if (r.attention === '1' && r.expected === '') {
+      ctx.addIssue({ code: 'custom', path: ['expected'], message: 'a rating attention item needs expected = the required score' });
+    }
+    if (r.attention === '0' && r.expected !== '') {
+      ctx.addIssue({ code: 'custom', path: ['expected'], message: 'must be empty for a non-attention item' });
+    }
+  });
+
+/** An items.csv row: a pair item, or, in a bundle with ratings.csv, a rating item (system_b empty). */
+function parseItem(row: Record<string, unknown>, line: number, ratings: boolean): BundleItem | BundleError {
+  const systemB = typeof row.system_b === 'string' ? row.system_b.trim() : row.system_b;
+  if (systemB !== '') {
+    const r = itemRow.safeParse(row);
+    if (!r.success) return zodError('items.csv', line, r.error, COLUMNS['items.csv']);
+    return { ...r.data, attention: r.data.attention === '1', expected: r.data.expected === '' ? null : r.data.expected };
+  }
+  if (!ratings) {
+    return new BundleError('items.csv', line, `${COLUMNS['items.csv'].indexOf('system_b') + 1} (system_b)`,
+      'must not be empty (an empty system_b marks a rating item, and the bundle has no ratings.csv)', 'invalid system_b');
+  }
+  const r = ratingItemRow.safeParse(row);
+  if (!r.success) return zodError('items.csv', line, r.error, COLUMNS['items.csv']);
+  return { ...r.data, system_b: '', attention: r.data.attention === '1', expected: r.data.expected === '' ? null : Number(r.data.expected) };
+}
+
+const ratingRow = z.object({
+  item_id: nonEmpty,
+  listener_id: nonEmpty,
+  system: nonEmpty,
+  utterance_id: nonEmpty,
+  score: z.string().trim().transform((s, ctx) => {
+    if (!/^[+-]?\d+$/.test(s)) {
+      ctx.addIssue({ code: 'custom', message: `must be an integer score, got "${s}"` });
+      return z.NEVER;
+    }
+    return Number(s);
+  }),
+});
 
 const voteRow = z.object({
   item_id: nonEmpty,
@@ -172,6 +250,7 @@ const COLUMNS = {
   'votes.csv': ['item_id', 'listener_id', 'first', 'chosen'],
   'judge_scores.csv': ['utterance_id', 'system', 'judge', 'run', 'score'],
   'listeners.csv': ['listener_id', 'started_at', 'completed_at', 'screening'],
+  'ratings.csv': ['item_id', 'listener_id', 'system', 'utterance_id', 'score'],
 } as const;
 type BundleFile = keyof typeof COLUMNS;
 
@@ -214,8 +293,12 @@ export class BundleBuilder {
   private listenerTable: Map<string, BundleListener> | null = null;
   private study: StudySettings | null = null;
   private readonly skipped: SkippedRows = { count: 0, by_reason: {} };
+  private ratings: RatingColumns | null = null;
 
-  constructor(private readonly skipInvalid = false) {}
+  constructor(
+    private readonly skipInvalid = false,
+    private readonly ratingScale: [number, number] | null = null,
+  ) {}
 
   /** Refuses the row (throws) or, with skipInvalid, counts it; returns false when skipped. */
   reject(error: BundleError): false {
@@ -230,9 +313,25 @@ export class BundleBuilder {
     if (this.itemIndex.has(item.item_id)) {
       return this.reject(new BundleError('items.csv', line, 'item_id', `duplicate item_id "${item.item_id}"`, 'duplicate item_id'));
     }
+    const scale = this.ratingScale;
+    if (scale && typeof item.expected === 'number' && (item.expected < scale[0] || item.expected > scale[1])) {
+      return this.reject(new BundleError('items.csv', line, `${COLUMNS['items.csv'].indexOf('expected') + 1} (expected)`,
+        `the required score ${item.expected} is outside the study's scale ${scale[0]}–${scale[1]}`, 'expected score outside the scale'));
+    }
     this.itemIndex.set(item.item_id, this.items.length);
     this.items.push(item);
     return true;
+  }
+
+  /** The listener's index, in order of their first vote or rating. */
+  private listenerOf(id: string): number {
+    let listener = this.listenerIndex.get(id);
+    if (listener === undefined) {
+      listener = this.listeners.length;
+      this.listenerIndex.set(id, listener);
+      this.listeners.push(id);
+    }
+    return listener;
   }
 
   addVote(vote: Pick<BundleVote, 'item_id' | 'listener_id' | 'first' | 'chosen'>, line = 0, facts: VoteFacts = {}): boolean {
@@ -240,12 +339,10 @@ export class BundleBuilder {
     if (item === undefined) {
       return this.reject(new BundleError('votes.csv', line, 'item_id', `unknown item_id "${vote.item_id}" (not in items.csv)`, 'unknown item_id'));
     }
-    let listener = this.listenerIndex.get(vote.listener_id);
-    if (listener === undefined) {
-      listener = this.listeners.length;
-      this.listenerIndex.set(vote.listener_id, listener);
-      this.listeners.push(vote.listener_id);
+    if (isRatingItem(this.items[item])) {
+      return this.reject(new BundleError('votes.csv', line, 'item_id', `item "${vote.item_id}" is a rating item (system_b empty in items.csv): its answers belong in ratings.csv`, 'vote on a rating item'));
     }
+    const listener = this.listenerOf(vote.listener_id);
     // One exact integer per (item, listener); items are all known before the first vote.
     const key = listener * this.items.length + item;
     if (this.seen.has(key)) {
@@ -288,6 +385,58 @@ export class BundleBuilder {
     this.judgeScores.push(score);
   }
 
+  /** Marks the bundle as having ratings (ratings.csv exists, even if it holds only its header). */
+  expectRatings(): void {
+    this.ratings ??= { length: 0, item: new Int32Array(1024), listener: new Int32Array(1024), score: new Int32Array(1024), scale: this.ratingScale };
+  }
+
+  get hasRatings(): boolean {
+    return this.ratings !== null;
+  }
+
+  addRating(rating: BundleRating, line = 0): boolean {
+    const refuse = (column: keyof BundleRating, problem: string, reason: string) => this.reject(new BundleError(
+      'ratings.csv', line, `${COLUMNS['ratings.csv'].indexOf(column) + 1} (${column})`, problem, reason));
+    const item = this.itemIndex.get(rating.item_id);
+    if (item === undefined) return refuse('item_id', `unknown item_id "${rating.item_id}" (not in items.csv)`, 'unknown item_id');
+    const known = this.items[item];
+    if (!isRatingItem(known)) {
+      return refuse('item_id', `item "${rating.item_id}" is a pair item (system_b "${known.system_b}" in items.csv): its answers belong in votes.csv`, 'rating on a pair item');
+    }
+    if (rating.system !== known.system_a) {
+      return refuse('system', `must be the rated system of item "${rating.item_id}" ("${known.system_a}", system_a in items.csv), got "${rating.system}"`, 'system differs from items.csv');
+    }
+    if (rating.utterance_id !== known.utterance_id) {
+      return refuse('utterance_id', `must be the utterance of item "${rating.item_id}" ("${known.utterance_id}" in items.csv), got "${rating.utterance_id}"`, 'utterance_id differs from items.csv');
+    }
+    const scale = this.ratingScale;
+    if (scale && (rating.score < scale[0] || rating.score > scale[1])) {
+      return refuse('score', `${rating.score} is outside the study's scale ${scale[0]}–${scale[1]}`, 'score outside the scale');
+    }
+    const listener = this.listenerOf(rating.listener_id);
+    // Votes and ratings never share an item, so one set of (listener, item) keys serves both.
+    const key = listener * this.items.length + item;
+    if (this.seen.has(key)) {
+      return refuse('listener_id', `duplicate rating: listener "${rating.listener_id}" already rated item "${rating.item_id}"`, 'duplicate (item, listener) rating');
+    }
+    this.seen.add(key);
+    this.expectRatings();
+    let r = this.ratings!;
+    if (r.length === r.item.length) {
+      const capacity = 2 * r.item.length;
+      const grown = { ...r, item: new Int32Array(capacity), listener: new Int32Array(capacity), score: new Int32Array(capacity) };
+      grown.item.set(r.item);
+      grown.listener.set(r.listener);
+      grown.score.set(r.score);
+      r = this.ratings = grown;
+    }
+    r.item[r.length] = item;
+    r.listener[r.length] = listener;
+    r.score[r.length] = rating.score;
+    r.length++;
+    return true;
+  }
+
   build(): Bundle {
     const f = this.facts;
     const n = this.votes.length;
@@ -300,7 +449,7 @@ export class BundleBuilder {
     };
     return {
       items: this.items, listeners: this.listeners, votes, judgeScores: this.judgeScores, skipped: this.skipped,
-      listenerTable: this.listenerTable, study: this.study,
+      listenerTable: this.listenerTable, study: this.study, ratings: this.ratings,
     };
   }
 }
@@ -329,9 +478,9 @@ function grow(v: VoteColumns): VoteColumns {
 function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<string, string>, line: number) => unknown> {
   return {
     'items.csv': (row, line) => {
-      const r = itemRow.safeParse(row);
-      if (!r.success) return builder.reject(zodError('items.csv', line, r.error, COLUMNS['items.csv']));
-      builder.addItem({ ...r.data, attention: r.data.attention === '1', expected: r.data.expected === '' ? null : r.data.expected }, line);
+      const item = parseItem(row, line, builder.hasRatings);
+      if (item instanceof BundleError) return builder.reject(item);
+      builder.addItem(item, line);
     },
     'votes.csv': (row, line) => {
       const r = voteRow.safeParse(row);
@@ -356,6 +505,11 @@ function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<st
         screening: r.data.screening || null,
         more,
       }, line);
+    },
+    'ratings.csv': (row, line) => {
+      const r = ratingRow.safeParse(row);
+      if (!r.success) return builder.reject(zodError('ratings.csv', line, r.error, COLUMNS['ratings.csv']));
+      builder.addRating(r.data, line);
     },
   };
 }
@@ -383,7 +537,11 @@ function parseStudyJson(text: string): StudySettings {
  * made of the fields the writer would write and checked by the same handlers (the live report).
  */
 export function buildBundle(records: BundleToWrite, options: ReadBundleOptions = {}): Bundle {
-  const builder = new BundleBuilder(options.skipInvalid);
+  const study = records.study ? parseStudyJson(studyText(records.study)) : null;
+  const builder = new BundleBuilder(options.skipInvalid, options.ratingScale ?? study?.ratingScale);
+  if (study) builder.setStudy(study);
+  // Items are checked as rating items only in a bundle with ratings, so say so before the items.
+  if (records.ratings) builder.expectRatings();
   const handle = rowHandlers(builder);
   for (const [file, table] of Object.entries(bundleTables(records)) as [BundleFile, Table][]) {
     if (file === 'listeners.csv') builder.hasListeners();
@@ -394,7 +552,6 @@ export function buildBundle(records: BundleToWrite, options: ReadBundleOptions =
       handle[file](row, ++line);
     }
   }
-  if (records.study) builder.setStudy(parseStudyJson(studyText(records.study)));
   return builder.build();
 }
 
@@ -408,7 +565,12 @@ function zodError(file: BundleFile, line: number, error: z.ZodError, columns: re
 
 /** Reads and validates a bundle directory. Throws BundleError on the first bad row unless skipInvalid. */
 export async function readBundle(dir: string, options: ReadBundleOptions = {}): Promise<Bundle> {
-  const builder = new BundleBuilder(options.skipInvalid);
+  // study.json first: its rating scale checks items.csv and ratings.csv.
+  const studyFile = join(dir, 'study.json');
+  const study = existsSync(studyFile) ? parseStudyJson(await readFile(studyFile, 'utf8')) : null;
+  const builder = new BundleBuilder(options.skipInvalid, options.ratingScale ?? study?.ratingScale);
+  if (study) builder.setStudy(study);
+  if (existsSync(join(dir, 'ratings.csv'))) builder.expectRatings();
   const handle = rowHandlers(builder);
   await readCsv(dir, 'items.csv', builder, handle['items.csv']);
   await readCsv(dir, 'votes.csv', builder, handle['votes.csv'], VOTE_FACTS);
@@ -417,8 +579,7 @@ export async function readBundle(dir: string, options: ReadBundleOptions = {}): 
     builder.hasListeners();
     await readCsv(dir, 'listeners.csv', builder, handle['listeners.csv'], 'all');
   }
-  const studyFile = join(dir, 'study.json');
-  if (existsSync(studyFile)) builder.setStudy(parseStudyJson(await readFile(studyFile, 'utf8')));
+  if (builder.hasRatings) await readCsv(dir, 'ratings.csv', builder, handle['ratings.csv']);
   return builder.build();
 }
 
@@ -527,6 +688,8 @@ export interface BundleToWrite {
   /** listeners.csv's columns after the spec's four: the study's link parameters, then more */
   extraListenerColumns?: readonly string[];
   study?: StudySettings;
+  /** a rating study's ratings; ratings.csv is written only when given */
+  ratings?: Iterable<BundleRating>;
 }
 
 interface Table {
@@ -553,6 +716,11 @@ function bundleTables(bundle: BundleToWrite): Partial<Record<BundleFile, Table>>
         l.listener_id, l.started_at, l.completed_at ?? '', l.screening ?? '', ...more.map((c) => l.more?.[c] ?? ''),
       ]) },
     }),
+    ...(bundle.ratings && {
+      'ratings.csv': { header: COLUMNS['ratings.csv'], rows: map(bundle.ratings, (r) => [
+        r.item_id, r.listener_id, r.system, r.utterance_id, r.score,
+      ]) },
+    }),
   };
 }
 
@@ -567,7 +735,7 @@ export async function writeBundle(dir: string, bundle: BundleToWrite): Promise<v
   if (bundle.study) await writeFile(join(dir, 'study.json'), studyText(bundle.study));
 }
 
-export type BundleTexts = Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', string> & Partial<Record<'listeners.csv' | 'study.json', string>>;
+export type BundleTexts = Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', string> & Partial<Record<'listeners.csv' | 'ratings.csv' | 'study.json', string>>;
 
 /** The bundle's files as text, for an HTTP download of a live study. */
 export function bundleTexts(bundle: BundleToWrite): BundleTexts {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -68,6 +68,90 @@ describe('analyze CLI', () => {
       expect(JSON.parse(skipped.stdout).input).toEqual({ skipped_rows: 1, skipped_by_reason: { 'votes.csv: invalid chosen': 1 } });
     } finally {
       await writeFile(votes, original);
+    }
+  });
+});
+
+describe('analyze CLI on a rating study', () => {
+  let ratingDir: string;
+  beforeAll(async () => {
+    ratingDir = await mkdtemp(join(tmpdir(), 'earmark-ratings-cli-'));
+    const sim = await cli('simulate-cli.ts', ['--kind', 'rating', '--systems', '5', '--items', '150', '--listeners', '12', '--careless', '2',
+      '--attention', '0', '--seed', '3', '--out', join(ratingDir, 'bundle')]);
+    expect(sim.code).toBe(0);
+    expect(sim.stdout).toContain('1800 ratings');
+  });
+  afterAll(async () => rm(ratingDir, { recursive: true, force: true }));
+
+  it('excludes careless raters by --min-listener-correlation and reports MOS with both intervals', async () => {
+    const truth = JSON.parse(await readFile(join(ratingDir, 'bundle', 'truth.json'), 'utf8'));
+    const r = await cli('cli.ts', [join(ratingDir, 'bundle'), '--rating-scale', '1,5', '--min-listener-correlation', '0.3', '--bootstrap', '200', '--seed', '2']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('Bradley–Terry'); // no pair votes, nothing to warn about
+    const report = JSON.parse(r.stdout);
+    expect(report.listeners.excluded.map((e: { listener_id: string }) => e.listener_id).sort()).toEqual(truth.careless);
+    expect(report.listeners.excluded_by_reason).toEqual({ listener_correlation: 2 });
+    expect(report.ratings.scale).toEqual([1, 5]);
+    expect(report.ratings.listeners).toBe(10);
+    expect(report.ratings.votes).toBe(1500);
+    expect(report.ratings.systems.map((s: { system: string }) => s.system)).toEqual(Object.keys(truth.mos));
+    for (const s of report.ratings.systems) expect(s.ci95_bootstrap).toHaveLength(2);
+  });
+
+  it('writes the ratings CSV files and the HTML section', async () => {
+    const csvDir = join(ratingDir, 'csv');
+    expect((await cli('cli.ts', [join(ratingDir, 'bundle'), '--format', 'csv', '--out', csvDir])).code).toBe(0);
+    const files = await readdir(csvDir);
+    for (const f of ['ratings.csv', 'ratings_summary.csv', 'listener_correlation.csv']) expect(files).toContain(f);
+    const ratings = (await readFile(join(csvDir, 'ratings.csv'), 'utf8')).split('\r\n');
+    expect(ratings[0]).toBe('system,n,mos,sd,ci95_lo,ci95_hi,ci95_bootstrap_lo,ci95_bootstrap_hi,rank,rank_ci');
+    expect(ratings).toHaveLength(1 + 5 + 1);
+    expect((await readFile(join(csvDir, 'listener_correlation.csv'), 'utf8')).split('\r\n')).toHaveLength(1 + 12 + 1);
+    const html = join(ratingDir, 'r.html');
+    expect((await cli('cli.ts', [join(ratingDir, 'bundle'), '--format', 'html', '--out', html, '--bootstrap', '50'])).code).toBe(0);
+    const page = await readFile(html, 'utf8');
+    expect(page).toContain('How good is each system?');
+    expect(page).toContain('listener bootstrap');
+    expect(page).not.toContain('Do listeners agree? (reliability)'); // no pair votes
+  });
+
+  it('takes the rating scale and the correlation rule from study.json, flags overriding it', async () => {
+    const withStudy = join(ratingDir, 'with-study');
+    await cp(join(ratingDir, 'bundle'), withStudy, { recursive: true });
+    const study = {
+      study: 'mos-pilot', exportedAt: '2026-01-31T12:00:00.000Z', minAttention: 0.75, splitThreshold: 0.75,
+      rules: { correlation: { minListenerCorrelation: 0.3 } }, linkParameters: [], ratingScale: [1, 5],
+    };
+    await writeFile(join(withStudy, 'study.json'), JSON.stringify(study));
+    const fromStudy = await cli('cli.ts', [withStudy]);
+    expect(fromStudy.code).toBe(0);
+    expect(fromStudy.stderr).not.toContain('no study.json');
+    const fromFlags = await cli('cli.ts', [join(ratingDir, 'bundle'), '--rating-scale', '1,5', '--min-listener-correlation', '0.3']);
+    expect(JSON.parse(fromStudy.stdout)).toEqual(JSON.parse(fromFlags.stdout));
+    expect(JSON.parse(fromStudy.stdout).listeners.excluded_by_reason).toEqual({ listener_correlation: 2 });
+    expect(JSON.parse((await cli('cli.ts', [withStudy, '--min-listener-correlation=-1'])).stdout).listeners.excluded).toEqual([]);
+    await writeFile(join(withStudy, 'study.json'), JSON.stringify({ ...study, ratingScale: [2, 5] }));
+    const refused = await cli('cli.ts', [withStudy]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/ratings\.csv line \d+, column 5 \(score\): 1 is outside the study's scale 2–5/);
+    expect((await cli('cli.ts', [withStudy, '--rating-scale', '1,5'])).code).toBe(0);
+  });
+
+  it('validates the rating flags and refuses scores off the scale naming file, line and column', async () => {
+    expect((await cli('cli.ts', [join(ratingDir, 'bundle'), '--rating-scale', '5,1'])).stderr).toContain('--rating-scale');
+    expect((await cli('cli.ts', [join(ratingDir, 'bundle'), '--min-listener-correlation', '2'])).stderr).toContain('--min-listener-correlation');
+    const refused = await cli('cli.ts', [join(ratingDir, 'bundle'), '--rating-scale', '2,5']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/ratings\.csv line \d+, column 5 \(score\): 1 is outside the study's scale 2–5/);
+    const ratings = join(ratingDir, 'bundle', 'ratings.csv');
+    const original = await readFile(ratings, 'utf8');
+    await writeFile(ratings, original + 'item-001,L99,tts-02,utt-01,4\r\n');
+    try {
+      const wrongSystem = await cli('cli.ts', [join(ratingDir, 'bundle')]);
+      expect(wrongSystem.code).toBe(1);
+      expect(wrongSystem.stderr).toContain('ratings.csv line 1802, column 3 (system)');
+    } finally {
+      await writeFile(ratings, original);
     }
   });
 });

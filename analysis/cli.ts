@@ -1,19 +1,20 @@
 import { mkdir, open, stat, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { BundleError, readBundle, type Bundle } from './bundle';
+import { BundleError, readBundle, type Bundle, type ReadBundleOptions } from './bundle';
 import { BundleZipError, looksLikeZip, withZippedBundle } from './bundle-zip';
 import { reportCsvFiles } from './csv-report';
 import { renderReportHtml } from './html';
-import { analyzeStudy, resolveSettings, type ExclusionRuleSettings } from './study-settings';
+import { analyzeStudy, RatingScale, resolveSettings, type ExclusionRuleSettings } from './study-settings';
 
 const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format json|csv|html] [--out <path>]
   [--min-attention 0.75] [--split-threshold 0.75] [--buckets 5] [--bt-prior λ]
   [--bootstrap N --seed S] [--skip-invalid]
   [--min-median-response-ms MS] [--max-listening-violations N] [--max-hidden-ms MS] [--exclude-failed-screening]
+  rating studies: [--rating-scale LO,HI] [--min-listener-correlation r]
 json/html: --out is a file (json goes to stdout without --out); csv: --out is a directory.
-The bundle's study.json gives the thresholds and exclusion rules; a flag overrides it (a rule's
-flag switches that rule on).`;
+The bundle's study.json gives the thresholds, exclusion rules and rating scale; a flag overrides
+it (a rule's flag switches that rule on).`;
 
 const flags = z
   .object({
@@ -30,12 +31,19 @@ const flags = z
     bootstrap: z.coerce.number().int().min(0).max(100000).default(0),
     seed: z.coerce.number().int().min(0).default(1),
     'skip-invalid': z.boolean().default(false),
+    'rating-scale': z
+      .string()
+      .regex(/^\s*[+-]?\d+\s*,\s*[+-]?\d+\s*$/, 'must be two integers LO,HI, e.g. 1,5')
+      .transform((s) => s.split(',').map(Number))
+      .pipe(RatingScale)
+      .optional(),
+    'min-listener-correlation': z.coerce.number().min(-1).max(1).optional(),
   })
   .refine((f) => f.format === 'json' || f.out, { path: ['out'], message: 'is required for csv and html' });
 
 /** A bundle directory, or a zip of one (the studio's Export download). */
-async function readBundleAt(path: string, skipInvalid: boolean): Promise<Bundle> {
-  if (!(await stat(path).catch(() => null))?.isFile()) return readBundle(path, { skipInvalid });
+async function readBundleAt(path: string, options: ReadBundleOptions): Promise<Bundle> {
+  if (!(await stat(path).catch(() => null))?.isFile()) return readBundle(path, options);
   const file = await open(path);
   const head = new Uint8Array(4);
   try {
@@ -44,12 +52,12 @@ async function readBundleAt(path: string, skipInvalid: boolean): Promise<Bundle>
     await file.close();
   }
   if (!looksLikeZip(head)) throw new BundleZipError(path, 'is neither a bundle directory nor a zip archive');
-  return withZippedBundle(path, (dir) => readBundle(dir, { skipInvalid }));
+  return withZippedBundle(path, (dir) => readBundle(dir, options));
 }
 
 async function main(): Promise<number> {
   const names = ['format', 'out', 'min-attention', 'split-threshold', 'buckets', 'bt-prior', 'bootstrap', 'seed',
-    'min-median-response-ms', 'max-listening-violations', 'max-hidden-ms'];
+    'min-median-response-ms', 'max-listening-violations', 'max-hidden-ms', 'rating-scale', 'min-listener-correlation'];
   let parsedArgs;
   try {
     parsedArgs = parseArgs({
@@ -74,7 +82,7 @@ async function main(): Promise<number> {
   const f = parsed.data;
   let bundle;
   try {
-    bundle = await readBundleAt(positionals[0], f['skip-invalid']);
+    bundle = await readBundleAt(positionals[0], { skipInvalid: f['skip-invalid'], ratingScale: f['rating-scale'] });
   } catch (e) {
     if (e instanceof BundleZipError) {
       console.error(`refused: ${e.message}`);
@@ -93,6 +101,7 @@ async function main(): Promise<number> {
   }
   if (f['max-hidden-ms'] !== undefined) rules.hidden = { maxHiddenMs: f['max-hidden-ms'] };
   if (f['exclude-failed-screening']) rules.screening = { excludeFailedScreening: true };
+  if (f['min-listener-correlation'] !== undefined) rules.correlation = { minListenerCorrelation: f['min-listener-correlation'] };
   const settings = resolveSettings(bundle.study, { minAttention: f['min-attention'], splitThreshold: f['split-threshold'], rules });
   if (!bundle.study) console.error('note: the bundle has no study.json: only the attention rule (and rules given by flags) applied');
   const report = analyzeStudy(bundle, settings, {
@@ -102,7 +111,8 @@ async function main(): Promise<number> {
   });
   const notRun = Object.entries(report.listeners.not_run_by_reason);
   if (notRun.length) console.error(`note: rules not run for some listeners (facts missing from the bundle): ${notRun.map(([r, n]) => `${r} ${n}`).join(', ')}`);
-  if (report.bradley_terry.error) console.error(`warning: ${report.bradley_terry.error}`);
+  // A rating study without pair votes has no Bradley–Terry ranking to warn about.
+  if (report.bradley_terry.error && (report.bradley_terry.comparisons > 0 || !report.ratings)) console.error(`warning: ${report.bradley_terry.error}`);
   if (report.input) console.error(`warning: skipped ${report.input.skipped_rows} invalid row(s): ${JSON.stringify(report.input.skipped_by_reason)}`);
   if (f.format === 'json') {
     const text = JSON.stringify(report, null, 2) + '\n';

@@ -39,5 +39,13 @@ export function reportCsvFiles(report: Report): Record<string, string> {
   };
   if (report.bradley_terry.error) files['bradley_terry_error.csv'] = csv(['error'], [[report.bradley_terry.error]]);
   if (report.input) files['skipped_rows.csv'] = csv(['reason', 'rows'], Object.entries(report.input.skipped_by_reason));
+  const r = report.ratings;
+  if (r) {
+    files['ratings.csv'] = csv(['system', 'n', 'mos', 'sd', 'ci95_lo', 'ci95_hi', 'ci95_bootstrap_lo', 'ci95_bootstrap_hi', 'rank', 'rank_ci'],
+      r.systems.map((s) => [s.system, s.n, s.mos, s.sd, s.ci95?.[0], s.ci95?.[1], s.ci95_bootstrap?.[0], s.ci95_bootstrap?.[1], s.rank, s.rank_ci]));
+    files['ratings_summary.csv'] = csv(['scale_lo', 'scale_hi', 'votes', 'listeners', 'krippendorff_alpha_interval', 'krippendorff_alpha_ordinal'],
+      [[r.scale?.[0], r.scale?.[1], r.votes, r.listeners, r.reliability.krippendorff_alpha_interval, r.reliability.krippendorff_alpha_ordinal]]);
+    files['listener_correlation.csv'] = csv(['listener_id', 'pearson_r', 'n'], r.listener_correlation.map((c) => [c.listener_id, c.pearson_r, c.n]));
+  }
   return files;
 }

@@ -1,12 +1,15 @@
 /**
  * Listener exclusion rules (analysis-spec §2), each fed with per-listener facts read from the
- * bundle: attention answers from items.csv and votes.csv, response times, listening and hidden
- * time from votes.csv's further columns, the screening from listeners.csv.
+ * bundle: attention answers from items.csv, votes.csv and ratings.csv, response times, listening
+ * and hidden time from votes.csv's further columns, the screening from listeners.csv, each rating
+ * listener's correlation with the panel from ratings.csv.
  * A rule whose fact is missing for a listener answers "not_run" — never a pass or a failure —
  * and the report counts those separately, so a check that could not run stays visible.
  */
 import { median } from 'simple-statistics';
 import type { Bundle } from './bundle';
+import { countRatingAttention, ratingListenerCorrelations } from './ratings';
+import type { ListenerCorrelation } from './stats/listener-correlation';
 import type { ExclusionRuleSettings, ListeningRequirement } from './study-settings';
 
 export type RuleOutcome =
@@ -45,6 +48,7 @@ export function attentionCounts(bundle: Bundle): { answered: Int32Array; correct
     answered[l]++;
     if ((votes.chosenA[v] === 1) === (item.expected === 'a')) correct[l]++;
   }
+  countRatingAttention(bundle, answered, correct);
   return { answered, correct };
 }
 
@@ -111,6 +115,22 @@ export function requireScreening(facts: FactsLookup): ExclusionRule {
 }
 
 /**
+ * Excludes rating listeners whose scores correlate with the other listeners' mean below `min`
+ * (ITU-T P.808's per-listener check, analysis-spec §4). A listener without ratings, or with too
+ * few shared items for r (pearson_r null), is "not_run": a pair study reports the rule as not run.
+ */
+export function minListenerCorrelation(min: number, correlations: ReadonlyMap<string, ListenerCorrelation>): ExclusionRule {
+  return {
+    reason: 'listener_correlation',
+    evaluate(id) {
+      const c = correlations.get(id);
+      if (!c || c.pearson_r === null) return { outcome: 'not_run' };
+      return c.pearson_r >= min ? { outcome: 'pass' } : { outcome: 'fail', detail: { pearson_r: c.pearson_r, n: c.n, min_r: min } };
+    },
+  };
+}
+
+/**
  * Per listener who voted: median response time, listening-requirement violations, total hidden
  * time (each over the listener's votes that carry the fact; null when none does or the column is
  * absent) and the screening outcome (null when listeners.csv lacks it).
@@ -153,6 +173,7 @@ export function exclusionRules(bundle: Bundle, settings: ExclusionRuleSettings):
   if (settings.listening) rules.push(maxListeningViolations(settings.listening.maxListeningViolations, facts));
   if (settings.hidden) rules.push(maxHiddenTime(settings.hidden.maxHiddenMs, facts));
   if (settings.screening) rules.push(requireScreening(facts));
+  if (settings.correlation) rules.push(minListenerCorrelation(settings.correlation.minListenerCorrelation, ratingListenerCorrelations(bundle)));
   return rules;
 }
 
@@ -166,5 +187,8 @@ export function describeRules(minAttention: number, settings: ExclusionRuleSetti
   }
   if (settings.hidden) out.push({ reason: 'hidden', description: `tab hidden ≤ ${settings.hidden.maxHiddenMs} ms in total during trials` });
   if (settings.screening) out.push({ reason: 'screening', description: 'headphone screening passed' });
+  if (settings.correlation) {
+    out.push({ reason: 'listener_correlation', description: `ratings correlate with the panel's mean at r ≥ ${settings.correlation.minListenerCorrelation}` });
+  }
   return out;
 }

@@ -1,3 +1,4 @@
+import type { RatingsReport } from './ratings';
 import type { BucketReport, Interval, JudgeReport, Report } from './report';
 
 /**
@@ -132,6 +133,52 @@ function alphaReading(alpha: number | null): string {
   return `α = ${num(alpha)} is ${level}.`;
 }
 
+/** MOS per system on the rating scale: t-interval (blue) and, when computed, the listener bootstrap (orange). */
+function mosChart(r: RatingsReport): string {
+  const rowH = 24, T = 30, B = 30, nameW = 150, plotW = 420, R = 16;
+  const W = nameW + plotW + R;
+  const H = T + r.systems.length * rowH + B;
+  const [lo, hi] = r.scale ?? [Math.min(...r.systems.map((s) => s.mos)), Math.max(...r.systems.map((s) => s.mos))];
+  const x = scale(lo, hi, nameW + 8, nameW + plotW - 8);
+  const rowY = (i: number) => T + i * rowH + rowH / 2;
+  const grid = ticks(lo, hi, Math.min(8, Math.max(1, hi - lo))).map((t) =>
+    `<line x1="${x(t)}" x2="${x(t)}" y1="${T - 6}" y2="${H - B}" class="grid"/><text x="${x(t)}" y="${H - B + 16}" class="tick" text-anchor="middle">${t}</text>`).join('');
+  const rows = r.systems.map((s, i) => {
+    const boot = s.ci95_bootstrap ? `<line x1="${x(s.ci95_bootstrap[0])}" x2="${x(s.ci95_bootstrap[1])}" y1="${rowY(i) + 5}" y2="${rowY(i) + 5}" class="boot"/>` : '';
+    const t = s.ci95 ? `<line x1="${x(s.ci95[0])}" x2="${x(s.ci95[1])}" y1="${rowY(i)}" y2="${rowY(i)}" class="err"/>` : '';
+    return `<text x="${nameW - 8}" y="${rowY(i) + 4}" text-anchor="end" class="label">${s.rank}. ${esc(s.system)}</text>${t}${boot}` +
+      `<circle cx="${x(s.mos)}" cy="${rowY(i)}" r="4.5" class="dot"><title>${esc(s.system)}: MOS ${num(s.mos, 2)} ${ciText(s.ci95, (v) => num(v, 2))}, n = ${s.n}</title></circle>`;
+  }).join('');
+  return `<svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Mean opinion score per system with 95% intervals">` +
+    `<text x="${nameW + plotW / 2}" y="${T - 12}" text-anchor="middle" class="axis">MOS (95% CI: t blue${r.systems.some((s) => s.ci95_bootstrap) ? ', listener bootstrap orange' : ''})</text>${grid}${rows}</svg>`;
+}
+
+function ratingsSection(r: RatingsReport, excluded: ReadonlySet<string>): string {
+  const hasBoot = r.systems.some((s) => s.ci95_bootstrap !== undefined);
+  const top = r.systems.filter((s) => s.rank_ci === 1).map((s) => esc(s.system));
+  const alpha = r.reliability.krippendorff_alpha_interval;
+  const lowest = [...r.listener_correlation].sort((a, b) => (a.pearson_r ?? Infinity) - (b.pearson_r ?? Infinity));
+  const shown = lowest.slice(0, 20);
+  return `<section><h2>How good is each system? (ratings, MOS)</h2>
+<p class="muted">${r.votes} ratings by ${r.listeners} retained listeners on a ${r.scale ? `${r.scale[0]}–${r.scale[1]}` : '—'} scale; attention items and excluded listeners left out.</p>
+${r.systems.length ? mosChart(r) : ''}
+${table(['rank', 'system', 'n', 'MOS', 'SD', '95% CI (t)', ...(hasBoot ? ['95% CI (listener bootstrap)'] : []), 'rank_ci'],
+    r.systems.map((s) => [String(s.rank), esc(s.system), String(s.n), num(s.mos, 2), num(s.sd, 2), ciText(s.ci95, (v) => num(v, 2)),
+      ...(hasBoot ? [ciText(s.ci95_bootstrap, (v) => num(v, 2))] : []), s.rank_ci === null ? '—' : String(s.rank_ci)]), 2)}
+${table(['measure', 'value'], [
+    ['Krippendorff’s α (interval)', num(r.reliability.krippendorff_alpha_interval)],
+    ['Krippendorff’s α (ordinal)', num(r.reliability.krippendorff_alpha_ordinal)],
+  ])}
+${reading(`${top.length > 1 ? `Listeners cannot separate ${top.join(', ')}: their intervals overlap, so they share rank 1 (rank_ci).` : top.length ? `${top[0]} is ahead of every other system beyond its interval.` : 'No system has an interval yet.'} ` +
+    `The t-interval treats every score as independent; ${hasBoot ? 'the listener bootstrap keeps each listener’s scores together, so it also reflects how listeners differ in their use of the scale — where the two differ, trust the bootstrap.' : 'run with --bootstrap to add an interval that resamples listeners, which also reflects how listeners differ in their use of the scale.'} ` +
+    (alpha === null ? 'Krippendorff’s α could not be computed (fewer than two ratings per item, or one score only).' : alphaReading(alpha)))}
+<h3>Does each listener agree with the panel?</h3>
+${table(['listener', 'Pearson r', 'items', 'excluded'], shown.map((c) => [esc(c.listener_id), num(c.pearson_r), String(c.n), excluded.has(c.listener_id) ? 'yes' : '']), 1)}
+${lowest.length > shown.length ? `<p class="muted">The ${shown.length} lowest of ${lowest.length} listeners; every listener is in the JSON and CSV reports.</p>` : ''}
+${reading('Each listener’s scores against the other listeners’ mean score of the same items (ITU-T P.808’s check): a listener who rates at random has r near 0, one who reverses the scale has r below 0.')}
+</section>`;
+}
+
 export function renderReportHtml(report: Report): string {
   const l = report.listeners;
   const r = report.reliability;
@@ -149,7 +196,10 @@ ${report.input ? `<p class="warn">${report.input.skipped_rows} invalid input row
 ${reading(`Excluded listeners are left out of everything below; counts by reason: ${Object.entries(l.excluded_by_reason).map(([k, v]) => `${esc(k)} ${v}`).join(', ') || 'none'}.`)}
 </section>`);
 
-  sections.push(`<section><h2>Do listeners agree? (reliability)</h2>
+  // A rating study without pair votes has no pair sections.
+  const pairs = r.votes > 0 || !report.ratings;
+  if (report.ratings) sections.push(ratingsSection(report.ratings, new Set(l.excluded.map((e) => e.listener_id))));
+  if (pairs) sections.push(`<section><h2>Do listeners agree? (reliability)</h2>
 ${table(['measure', 'value'], [
     ['items / votes analysed', `${r.items} / ${r.votes}`],
     ['Krippendorff’s α (nominal)', num(r.krippendorff_alpha)],
@@ -205,7 +255,7 @@ ${reading(`${top.length > 1 ? `Listeners cannot separate ${top.join(', ')}: thei
       (ensemble ? `The ensemble’s system ranking correlates with the human ranking at ρ = ${num(ensemble.ranking.spearman_rho)} (τ-b = ${num(ensemble.ranking.kendall_tau)}); 1 would be identical order.` : ''))}
 ${report.bootstrap ? `<p class="muted">Bootstrap: ${report.bootstrap.resamples} resamples of listeners (seed ${report.bootstrap.seed}); the MLE did not exist in ${report.bootstrap.bt_mle_missing}. ${esc(report.bootstrap.note ?? '')}</p>` : ''}
 </section>`);
-  } else if (bt.error) {
+  } else if (bt.error && pairs) {
     sections.push(`<section><h2>Ranking from human votes</h2><p class="warn">${esc(bt.error)}</p></section>`);
   }
 
@@ -225,7 +275,7 @@ td.n,th.n{text-align:right}
 svg{display:block;max-width:100%;height:auto;margin:6px 0}
 .grid{stroke:#e6e9ef}.chance{stroke:#9aa3b2;stroke-dasharray:4 3}
 .tick{font-size:11px;fill:#667085}.axis{font-size:12px;fill:#344054}.label{font-size:12px;fill:#1d2330}
-.err{stroke:#3d6fd8;stroke-width:2}.dot{fill:#3d6fd8}.jdot{fill:#d9822b}
+.err{stroke:#3d6fd8;stroke-width:2}.boot{stroke:#d9822b;stroke-width:2}h3{font-size:16px;margin:16px 0 4px}.dot{fill:#3d6fd8}.jdot{fill:#d9822b}
 .bin{fill:#3d6fd8;fill-opacity:.35;stroke:#3d6fd8}.curve{fill:none;stroke:#d9822b;stroke-width:2.5}
 .panel{fill:#fbfbfd;stroke:#e6e9ef}
 .row{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:center}

@@ -1,7 +1,8 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
-import type { Bundle } from './bundle';
+import { isRatingItem, type Bundle } from './bundle';
 import { attentionCounts, minAttentionScore, type ExclusionRule } from './exclusion';
 import { seededRandom } from './random';
+import { ratingsReport, type RatingsReport } from './ratings';
 import { binomialTest } from './stats/binomial-test';
 import { brennanPredigerKappa } from './stats/brennan-prediger-kappa';
 import { BradleyTerryNotIdentifiedError, beatComponents, fitBradleyTerry } from './stats/bradley-terry';
@@ -143,6 +144,8 @@ export interface Report {
     bt_mle_missing: number;
     note?: string;
   };
+  /** analysis-spec §4, present when the bundle has ratings.csv */
+  ratings?: RatingsReport;
 }
 
 const ZERO_DELTA = 1e-9;
@@ -188,6 +191,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     return c;
   };
   items.forEach((item, i) => {
+    if (isRatingItem(item)) return; // rated in ratings.csv, analysed in ratings.ts
     if (item.attention) {
       attention[i] = 1;
       return;
@@ -381,6 +385,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     judges,
     bradley_terry: bt,
   };
+  if (bundle.ratings) report.ratings = ratingsReport(bundle, retained, options.bootstrap ?? null);
   if (bundle.skipped.count > 0) {
     report.input = { skipped_rows: bundle.skipped.count, skipped_by_reason: bundle.skipped.by_reason };
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { writeBundle } from './bundle';
-import { simulate } from './simulate';
+import { simulate, simulateRatings } from './simulate';
 
 const count = (min: number) => z.coerce.number().int().min(min);
 const flags = z.object({
@@ -15,12 +15,15 @@ const flags = z.object({
   seed: count(0).default(1),
   'ratings-per-item': count(1).optional(),
   'position-bias': z.coerce.number().finite().default(0.2),
+  kind: z.enum(['pair', 'rating']).default('pair'),
+  'listener-bias': z.coerce.number().min(0).default(0.4),
+  'rating-noise': z.coerce.number().min(0).default(0.7),
   out: z.string().min(1, 'is required: the bundle directory to write'),
 }).strict();
 
 async function main() {
   const { values } = parseArgs({
-    options: Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out']
+    options: Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise']
       .map((k) => [k, { type: 'string' as const }])),
     strict: true,
   });
@@ -33,6 +36,16 @@ async function main() {
   if (f.careless > f.listeners) {
     console.error('--careless: cannot exceed --listeners');
     process.exit(2);
+  }
+  if (f.kind === 'rating') {
+    const study = simulateRatings({
+      systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, attention: f.attention,
+      seed: f.seed, ratingsPerItem: f['ratings-per-item'], listenerBias: f['listener-bias'], ratingNoise: f['rating-noise'],
+    });
+    await writeBundle(f.out, study);
+    await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
+    console.log(`wrote ${f.out}: ${study.items.length} rating items, ${study.ratings.length} ratings (truth in truth.json)`);
+    return;
   }
   const study = simulate({
     systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, attention: f.attention,

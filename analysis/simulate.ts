@@ -1,4 +1,4 @@
-import type { BundleItem, BundleVote, JudgeScore } from './bundle';
+import type { BundleItem, BundleRating, BundleVote, JudgeScore } from './bundle';
 import { normal, seededRandom } from './random';
 
 /**
@@ -37,6 +37,14 @@ export interface SimulatedStudy {
 }
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/** Listener ids and which of them are careless, spread through the roster rather than bunched at the end. */
+function roster(o: { listeners: number; careless: number }, random: () => number) {
+  const listenerIds = Array.from({ length: o.listeners }, (_, l) => `L${pad(l + 1, String(o.listeners).length)}`);
+  const carelessSet = new Set<number>();
+  while (carelessSet.size < o.careless) carelessSet.add(Math.floor(random() * o.listeners));
+  return { listenerIds, carelessSet };
+}
 
 export function simulate(o: SimulateOptions): SimulatedStudy {
   const random = seededRandom(o.seed);
@@ -87,13 +95,10 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
     });
   }
 
-  const listenerIds = Array.from({ length: o.listeners }, (_, l) => `L${pad(l + 1, String(o.listeners).length)}`);
-  // Careless listeners are spread through the roster rather than bunched at the end.
-  const carelessSet = new Set<number>();
-  while (carelessSet.size < o.careless) carelessSet.add(Math.floor(random() * o.listeners));
+  const { listenerIds, carelessSet } = roster(o, random);
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const votes: BundleVote[] = [];
-  const vote = (item: BundleItem, l: number, pA: number | null, expected: 'a' | 'b' | null) => {
+  const vote = (item: BundleItem, l: number, pA: number | null, expected: BundleItem['expected']) => {
     const firstA = random() < 0.5;
     const careless = carelessSet.has(l);
     let chooseA: boolean;
@@ -122,6 +127,106 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
       theta: Object.fromEntries(systemNames.map((s, i) => [s, theta[i]])),
       careless: [...carelessSet].sort((a, b) => a - b).map((l) => listenerIds[l]),
       positionBias,
+    },
+  };
+}
+
+/**
+ * A seeded rating (MOS / ACR) study from known truth: each system has a true MOS; item i rates
+ * system i mod S on utterance ⌊i / S⌋ (so utterances are crossed with systems). An attentive
+ * listener l scores round(MOS_s + u_i + b_l + e) clamped to the scale, with an item effect
+ * u_i ~ N(0, itemNoise²), a listener bias b_l ~ N(0, listenerBias²) and noise e ~ N(0,
+ * ratingNoise²); a careless listener picks any point of the scale at random, attention checks
+ * included. Attention items ask for a given score, which attentive listeners give with
+ * probability attentiveAccuracy. The true MOS is the latent mean before rounding and clamping:
+ * the expected score is pulled towards the middle near the ends of the scale, in the same order.
+ */
+export interface SimulateRatingsOptions
+  extends Pick<SimulateOptions, 'systems' | 'items' | 'listeners' | 'careless' | 'attention' | 'seed' | 'ratingsPerItem' | 'attentiveAccuracy'> {
+  /** true MOS per system (default: drawn uniformly between 1.8 and 4.4, best first) */
+  mos?: readonly number[];
+  /** SD of the listener bias (default 0.4) */
+  listenerBias?: number;
+  /** SD of a single rating's noise (default 0.7) */
+  ratingNoise?: number;
+  /** SD of the item effect (default 0.3) */
+  itemNoise?: number;
+  /** the scale's lowest and highest score (default ACR 1–5) */
+  scale?: [number, number];
+}
+
+export interface SimulatedRatingStudy {
+  items: BundleItem[];
+  votes: BundleVote[];
+  judgeScores: JudgeScore[];
+  ratings: BundleRating[];
+  truth: { mos: Record<string, number>; careless: string[] };
+}
+
+export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy {
+  const random = seededRandom(o.seed);
+  const [lo, hi] = o.scale ?? [1, 5];
+  const listenerBias = o.listenerBias ?? 0.4;
+  const ratingNoise = o.ratingNoise ?? 0.7;
+  const itemNoise = o.itemNoise ?? 0.3;
+  const accuracy = o.attentiveAccuracy ?? 0.97;
+  if (o.systems < 1) throw new RangeError('simulateRatings needs at least 1 system');
+  if (o.careless > o.listeners) throw new RangeError('more careless listeners than listeners');
+  if (o.mos && o.mos.length !== o.systems) throw new RangeError(`mos has ${o.mos.length} values for ${o.systems} systems`);
+  if (!(lo < hi)) throw new RangeError(`scale ${lo}–${hi} is empty`);
+
+  const systemNames = Array.from({ length: o.systems }, (_, s) => `tts-${pad(s + 1, 2)}`);
+  const mos = o.mos ? [...o.mos] : systemNames.map(() => 1.8 + 2.6 * random()).sort((a, b) => b - a);
+  const point = () => lo + Math.floor(random() * (hi - lo + 1));
+  const clamp = (x: number) => Math.min(hi, Math.max(lo, Math.round(x)));
+
+  const idWidth = String(o.items + o.attention).length;
+  const utteranceWidth = String(Math.ceil(o.items / o.systems)).length;
+  const items: BundleItem[] = [];
+  const itemEffect: number[] = [];
+  for (let i = 0; i < o.items; i++) {
+    const s = i % o.systems;
+    items.push({
+      item_id: `item-${pad(i + 1, idWidth)}`, utterance_id: `utt-${pad(Math.floor(i / o.systems) + 1, utteranceWidth)}`,
+      system_a: systemNames[s], system_b: '', attention: false, expected: null,
+    });
+    itemEffect.push(itemNoise * normal(random));
+  }
+  const required: number[] = [];
+  for (let c = 0; c < o.attention; c++) {
+    required.push(point());
+    items.push({
+      item_id: `check-${pad(c + 1, 2)}`, utterance_id: `check-utt-${pad(c + 1, 2)}`,
+      system_a: systemNames[c % o.systems], system_b: '', attention: true, expected: required[c],
+    });
+  }
+
+  const { listenerIds, carelessSet } = roster(o, random);
+  const bias = listenerIds.map(() => listenerBias * normal(random));
+  const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
+  const ratings: BundleRating[] = [];
+  const rate = (item: BundleItem, l: number, score: number) =>
+    ratings.push({ item_id: item.item_id, listener_id: listenerIds[l], system: item.system_a, utterance_id: item.utterance_id, score });
+  for (let i = 0; i < o.items; i++) {
+    const s = i % o.systems;
+    for (let k = 0; k < r; k++) {
+      const l = (i * r + k) % o.listeners;
+      rate(items[i], l, carelessSet.has(l) ? point() : clamp(mos[s] + itemEffect[i] + bias[l] + ratingNoise * normal(random)));
+    }
+  }
+  for (let c = 0; c < o.attention; c++) {
+    const item = items[o.items + c];
+    for (let l = 0; l < o.listeners; l++) rate(item, l, carelessSet.has(l) || random() >= accuracy ? point() : required[c]);
+  }
+
+  return {
+    items,
+    votes: [],
+    judgeScores: [],
+    ratings,
+    truth: {
+      mos: Object.fromEntries(systemNames.map((s, i) => [s, mos[i]])),
+      careless: [...carelessSet].sort((a, b) => a - b).map((l) => listenerIds[l]),
     },
   };
 }

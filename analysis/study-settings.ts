@@ -27,9 +27,17 @@ export const ExclusionRuleSettings = z
     hidden: z.object({ maxHiddenMs: z.number().nonnegative() }).strict().optional(),
     /** excluded if listeners.csv says the headphone screening failed */
     screening: z.object({ excludeFailedScreening: z.literal(true) }).strict().optional(),
+    /** excluded if the listener's ratings correlate with the other listeners' mean below this (Pearson r; rating studies) */
+    correlation: z.object({ minListenerCorrelation: z.number().min(-1).max(1) }).strict().optional(),
   })
   .strict();
 export type ExclusionRuleSettings = z.infer<typeof ExclusionRuleSettings>;
+
+/** The integer scores a rating study offers, [lowest, highest] (e.g. [1, 5] for ACR). */
+export const RatingScale = z
+  .tuple([z.number().int(), z.number().int()])
+  .refine(([lo, hi]) => lo < hi, 'the lowest score must be below the highest');
+export type RatingScale = z.infer<typeof RatingScale>;
 
 export const StudySettings = z.object({
   study: z.string().min(1),
@@ -42,6 +50,8 @@ export const StudySettings = z.object({
   linkParameters: z.array(z.string()),
   /** how items.csv's a/b were assigned (the coding of α and Fleiss' κ) */
   orientation: z.string().optional(),
+  /** a rating study's scale [lowest, highest]; ratings.csv's scores outside it are refused */
+  ratingScale: RatingScale.optional(),
 });
 export type StudySettings = z.infer<typeof StudySettings>;
 

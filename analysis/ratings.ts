@@ -1,0 +1,164 @@
+import { isRatingItem, type Bundle } from './bundle';
+import { clusterBootstrapMeans } from './stats/cluster-bootstrap-means';
+import { krippendorffAlpha } from './stats/krippendorff-alpha-metric';
+import { listenerCorrelations, type ListenerCorrelation } from './stats/listener-correlation';
+import { meanOpinionScore } from './stats/mean-opinion-score';
+import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
+import type { Interval } from './report';
+
+/**
+ * The `ratings` section of the report (analysis-spec §4): MOS per system with the t-interval and,
+ * when asked, the listener-bootstrap interval; rank and rank_ci on the t-intervals; Krippendorff's
+ * α (interval, ordinal) over the retained listeners; and each listener's correlation with the
+ * rest of the panel, which also feeds the `listener_correlation` exclusion rule. Attention items
+ * take no part in any of these; their answers count towards the attention score.
+ */
+
+export interface RatedSystem {
+  system: string;
+  n: number;
+  mos: number;
+  sd: number | null;
+  ci95: Interval | null;
+  ci95_bootstrap?: Interval | null;
+  rank: number;
+  rank_ci: number | null;
+}
+
+export interface RatingsReport {
+  /** the study's scale when the bundle was read with it, else the lowest and highest score given */
+  scale: Interval | null;
+  /** ratings of retained listeners on non-attention items */
+  votes: number;
+  /** retained listeners with at least one such rating */
+  listeners: number;
+  systems: RatedSystem[];
+  reliability: { krippendorff_alpha_interval: number | null; krippendorff_alpha_ordinal: number | null };
+  /** every listener who rated, excluded ones included (the figure the exclusion rule reads) */
+  listener_correlation: Array<{ listener_id: string } & ListenerCorrelation>;
+  bootstrap?: { resamples: number; seed: number; resampled: 'listeners' };
+}
+
+/** Ratings on non-attention rating items, as parallel arrays (indices into the bundle's arrays). */
+function ordinaryRatings(bundle: Bundle, keep: (listener: number) => boolean) {
+  const r = bundle.ratings;
+  const item: number[] = [];
+  const listener: number[] = [];
+  const score: number[] = [];
+  if (r) for (let x = 0; x < r.length; x++) {
+    if (bundle.items[r.item[x]].attention || !keep(r.listener[x])) continue;
+    item.push(r.item[x]);
+    listener.push(r.listener[x]);
+    score.push(r.score[x]);
+  }
+  return { item, listener, score };
+}
+
+/**
+ * Each listener's Pearson r with the other listeners' mean on the same items, over all
+ * listeners (see listener-correlation.ts), keyed by listener id; listeners without ratings are
+ * absent, so the exclusion rule reports them as not run.
+ */
+export function ratingListenerCorrelations(bundle: Bundle): Map<string, ListenerCorrelation> {
+  const { item, listener, score } = ordinaryRatings(bundle, () => true);
+  const correlations = listenerCorrelations(item, listener, score, bundle.listeners.length);
+  const rated = new Set(listener);
+  return new Map(bundle.listeners.flatMap((id, l) => (rated.has(l) ? [[id, correlations[l]] as const] : [])));
+}
+
+/** Adds rating attention answers (correct when score = expected) to per-listener tallies. */
+export function countRatingAttention(bundle: Bundle, answered: Int32Array, correct: Int32Array): void {
+  const r = bundle.ratings;
+  if (!r) return;
+  for (let x = 0; x < r.length; x++) {
+    const item = bundle.items[r.item[x]];
+    if (!item.attention) continue;
+    answered[r.listener[x]]++;
+    if (r.score[x] === item.expected) correct[r.listener[x]]++;
+  }
+}
+
+export function ratingsReport(
+  bundle: Bundle,
+  retained: ArrayLike<number>,
+  bootstrap: { n: number; seed: number } | null,
+): RatingsReport {
+  const all = bundle.ratings!;
+  let scale = all.scale;
+  if (!scale && all.length > 0) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let x = 0; x < all.length; x++) {
+      lo = Math.min(lo, all.score[x]);
+      hi = Math.max(hi, all.score[x]);
+    }
+    scale = [lo, hi];
+  }
+
+  const used = ordinaryRatings(bundle, (l) => retained[l] === 1);
+  const systems: string[] = [];
+  const systemIndex = new Map<string, number>();
+  const systemOfRating = used.item.map((i) => {
+    const name = bundle.items[i].system_a;
+    let s = systemIndex.get(name);
+    if (s === undefined) {
+      s = systems.length;
+      systemIndex.set(name, s);
+      systems.push(name);
+    }
+    return s;
+  });
+  const K = systems.length;
+  const scores: number[][] = Array.from({ length: K }, () => []);
+  used.score.forEach((v, x) => scores[systemOfRating[x]].push(v));
+  const summaries = scores.map((s) => meanOpinionScore(s)!);
+  const rank = ranksByEstimate(summaries.map((m) => m.mos));
+  const rankCi = ranksFromIntervals(summaries.map((m) => m.ci95));
+
+  let bootstrapCi: Array<Interval | null> | null = null;
+  if (bootstrap && bootstrap.n > 0) {
+    // Clusters are the retained listeners who rated; dense (listener × system) sums and counts.
+    const clusterOf = new Map<number, number>();
+    for (const l of used.listener) if (!clusterOf.has(l)) clusterOf.set(l, clusterOf.size);
+    const sums = new Float64Array(clusterOf.size * K);
+    const counts = new Float64Array(clusterOf.size * K);
+    used.score.forEach((v, x) => {
+      const cell = clusterOf.get(used.listener[x])! * K + systemOfRating[x];
+      sums[cell] += v;
+      counts[cell]++;
+    });
+    bootstrapCi = clusterBootstrapMeans(sums, counts, clusterOf.size, K, { resamples: bootstrap.n, seed: bootstrap.seed });
+  }
+
+  const units = new Map<number, number[]>();
+  used.item.forEach((i, x) => {
+    const unit = units.get(i);
+    if (unit) unit.push(used.score[x]);
+    else units.set(i, [used.score[x]]);
+  });
+  const correlations = ratingListenerCorrelations(bundle);
+
+  return {
+    scale,
+    votes: used.score.length,
+    listeners: new Set(used.listener).size,
+    systems: systems
+      .map((system, s) => ({
+        system,
+        n: summaries[s].n,
+        mos: summaries[s].mos,
+        sd: summaries[s].sd,
+        ci95: summaries[s].ci95,
+        ...(bootstrapCi ? { ci95_bootstrap: bootstrapCi[s] } : {}),
+        rank: rank[s],
+        rank_ci: rankCi[s],
+      }))
+      .sort((a, b) => a.rank - b.rank),
+    reliability: {
+      krippendorff_alpha_interval: krippendorffAlpha([...units.values()], 'interval'),
+      krippendorff_alpha_ordinal: krippendorffAlpha([...units.values()], 'ordinal'),
+    },
+    listener_correlation: [...correlations].map(([listener_id, c]) => ({ listener_id, ...c })),
+    ...(bootstrapCi ? { bootstrap: { resamples: bootstrap!.n, seed: bootstrap!.seed, resampled: 'listeners' as const } } : {}),
+  };
+}

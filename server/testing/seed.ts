@@ -4,7 +4,7 @@
  * server tests and the crash test until the manifest and study loaders are merged.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wavefile from 'wavefile';
 import type { Db } from '../db/open';
@@ -92,14 +92,15 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       const name = `03-01-0${(seq % 8) + 1}-02-01-01-07-${study}-${seq}.wav`;
       const file = join(actorDir, name);
       // Embedded metadata repeats what the name says, as RAVDESS-style files may: it must not reach listeners either.
-      const samples = writeTestWav(file, 0.4 + 0.05 * seq, 220 + 40 * seq, 8000, { INAM: name, IART: 'actor07-female', ICMT: `fearful, ${actorDir}` });
+      const samples = writeTestWav(file, 0.4 + 0.05 * seq, 220 + 40 * seq, 8000, { INAM: name, IART: 'actor07-female', ICMT: 'fearful, Actor_07' });
       const size = statSync(file);
+      const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
       const clipId = randomBytes(12).toString('base64url');
       const utterance = `ravdess:${name.replace('.wav', '')}`;
       const labels = JSON.stringify({ emotion: 'fearful', actor: 'actor07-female' });
       insertClip.run(
         clipId, audioDir, `${study}/Actor_07/${name}`, file, samples.length / 8000, size.size, size.mtimeMs,
-        createHash('sha256').update(samples.join()).digest('hex'), peaksOf(samples), labels, now,
+        sha256, peaksOf(samples), labels, now,
       );
       insertUtterance.run(utterance, 'ravdess', clipId, 'Kids are talking by the door', labels);
       const [a, b] = [SEED_SYSTEMS[seq % 3], SEED_SYSTEMS[(seq + 1) % 3]];
@@ -116,7 +117,8 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       );
       seeded.clipIds.push(clipId);
       seeded.audioFiles.push(file);
-      seeded.secrets.push(name, name.replace('.wav', ''), utterance, actorDir, 'fearful', 'actor07', `${7.25 + seq}`);
+      // The corpus file's content hash would let anyone holding the corpus look the clip up.
+      seeded.secrets.push(name, name.replace('.wav', ''), utterance, actorDir, 'fearful', 'actor07', `${7.25 + seq}`, sha256.slice(0, 16));
       if (kind === 'pair') pairs.push({ utterance, systemA: a, systemB: b });
       else (kind === 'attention' ? attention : practice).push({ utterance, correct: captionA, wrong: captionB });
     });

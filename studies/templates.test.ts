@@ -215,6 +215,9 @@ function checkAttention(db: Db, studyId: string, attributes: readonly string[]):
         WHERE i.study_id = ? AND i.kind = 'attention'`,
     )
     .all(studyId) as { u: string; a: string; b: string; expected: 'a' | 'b'; ul: string; cl: string }[];
+  // A check worded like a pair caption would give both away: the listener meets that text in a pair trial too.
+  const pairCaptions = new Set(db.prepare("SELECT caption_a FROM items WHERE study_id = ? AND kind = 'pair' UNION SELECT caption_b FROM items WHERE study_id = ? AND kind = 'pair'").pluck().all(studyId, studyId));
+  for (const r of rows) expect([r.a, r.b].filter((text) => pairCaptions.has(text))).toEqual([]);
   return rows.map((r) => {
     const labels = { ...JSON.parse(r.cl), ...JSON.parse(r.ul) };
     const [correct, wrong] = r.expected === 'a' ? [r.a, r.b] : [r.b, r.a];

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFile
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServedAudioError, servedAudioDir } from '../audio-manifest/served';
-import { peakDb, readCanonicalWav, rmsDb, sine, wavBytes } from '../audio-manifest/test/audio';
+import { peakDb, readCanonicalWav, rmsDb, sine, TAGGED_TITLE as TITLE, taggedWav, wavBytes } from '../audio-manifest/test/audio';
 import { setStudyStatus, StudyLockedError } from './build';
 import { assignTrials } from './design';
 import { formatBuildSummary, loadStudyDir, StudyAudioLockedError } from './load';
@@ -10,19 +10,6 @@ import { insertListener, seedManifest, tempDb, voteAll, type TempDb } from './te
 
 let t: TempDb;
 afterEach(() => t?.close());
-
-const TITLE = 'Secret title: actor 07, angry';
-
-/** A WAV whose LIST/INFO chunk names what the clip is. */
-function taggedWav(samples: number[]): Buffer {
-  const plain = wavBytes({ sampleRate: 16000, channels: [samples] });
-  const text = Buffer.from(`${TITLE}\0`);
-  const inam = Buffer.concat([Buffer.from('INAM'), Buffer.from([text.length, 0, 0, 0]), text, text.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]);
-  const list = Buffer.concat([Buffer.from('LIST'), Buffer.from([inam.length + 4, 0, 0, 0]), Buffer.from('INFO'), inam]);
-  const out = Buffer.concat([plain, list]);
-  out.writeUInt32LE(out.length - 8, 4);
-  return out;
-}
 
 const yaml = (extra = '') => `title: Loudness
 consent: I agree.
@@ -44,7 +31,7 @@ function setup(definition = yaml()): { dir: string; file: (u: number) => string 
   t = tempDb();
   seedManifest(t.db, { utterances: 4, systems: ['oracle', 'alpha'], labels: (u) => ({ gender: u % 2 ? 'male' : 'female' }) });
   const file = (u: number) => t.db.prepare("SELECT abs_path FROM clips WHERE id = (SELECT clip_id FROM utterances WHERE id = ?)").pluck().get(`metaset:u${u}`) as string;
-  writeFileSync(file(0), taggedWav(sine(0.5, 16000, 220, 0.6)));
+  writeFileSync(file(0), taggedWav([sine(0.5, 16000, 220, 0.6)], 16000));
   const flac = file(1).replace(/\.wav$/, '.flac');
   copyFileSync(new URL('../audio-manifest/test/fixtures/tagged-quiet.flac', import.meta.url), flac);
   t.db.prepare("UPDATE clips SET abs_path = ? WHERE abs_path = ?").run(flac, file(1));

@@ -17,7 +17,7 @@ export function sine(seconds: number, sampleRate: number, frequency: number, amp
   return Array.from({ length: Math.round(seconds * sampleRate) }, (_, i) => amplitude * Math.sin((2 * Math.PI * frequency * i) / sampleRate));
 }
 
-function chunk(id: string, body: Buffer): Buffer {
+export function chunk(id: string, body: Buffer): Buffer {
   const header = Buffer.alloc(8);
   header.write(id, 0, 'ascii');
   header.writeUInt32LE(body.length, 4);
@@ -119,4 +119,24 @@ export function peakDb(samples: ArrayLike<number>): number {
   let peak = 0;
   for (let i = 0; i < samples.length; i++) peak = Math.max(peak, Math.abs(samples[i]));
   return 20 * Math.log10(peak);
+}
+
+/** What a corpus file may carry besides its audio: strings listeners must never receive. */
+export const TAGGED_TITLE = 'Kids are talking by the door (angry)';
+export const TAGGED_ARTIST = 'Actor 07 SecretSpeaker';
+
+/** A 16-bit WAV with a bext chunk before the audio and LIST/INFO (INAM, IART) and id3 chunks after it. */
+export function taggedWav(channels: number[][], sampleRate = 48000): Buffer {
+  const plain = wavBytes({ sampleRate, channels });
+  const info = Buffer.concat([Buffer.from('INFO'), chunk('INAM', Buffer.from(`${TAGGED_TITLE}\0`)), chunk('IART', Buffer.from(`${TAGGED_ARTIST}\0`))]);
+  const bext = Buffer.alloc(602);
+  bext.write(`${TAGGED_TITLE} / ${TAGGED_ARTIST}`, 0, 'latin1');
+  const id3 = Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x20', 'latin1'), Buffer.from(`TIT2${TAGGED_TITLE}`)]);
+  // fmt is 16 bytes here, so the data chunk starts at byte 36.
+  const body = Buffer.concat([plain.subarray(12, 36), chunk('bext', bext), plain.subarray(36), chunk('LIST', info), chunk('id3 ', id3)]);
+  const riff = Buffer.alloc(12);
+  riff.write('RIFF', 0, 'ascii');
+  riff.writeUInt32LE(body.length + 4, 4);
+  riff.write('WAVE', 8, 'ascii');
+  return Buffer.concat([riff, body]);
 }

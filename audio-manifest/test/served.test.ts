@@ -2,38 +2,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { analyseAudio } from '../decode';
 import { loudnessGain, PEAK_CEILING_DBFS, renderServedCopy } from '../served';
-import { peakDb, readCanonicalWav, rmsDb, sine, wavBytes } from './audio';
+import { peakDb, readCanonicalWav, rmsDb, sine, TAGGED_ARTIST, TAGGED_TITLE, taggedWav, wavBytes } from './audio';
 
 const fixture = (name: string): Uint8Array => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 const TARGET = { normalize: true, targetDbfs: -23 };
 const OFF = { normalize: false, targetDbfs: -23 };
 
-/** What a corpus file may carry besides its audio: the strings listeners must never receive. */
-const TITLE = 'Kids are talking by the door (angry)';
-const ARTIST = 'Actor 07 SecretSpeaker';
-
-function chunk(id: string, body: Buffer): Buffer {
-  const header = Buffer.alloc(8);
-  header.write(id, 0, 'ascii');
-  header.writeUInt32LE(body.length, 4);
-  return Buffer.concat([header, body, body.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]);
-}
-
-/** A WAV with a bext chunk before the audio and LIST/INFO (INAM, IART) and id3 chunks after it. */
-function taggedWav(channels: number[][], sampleRate = 48000, bits: 16 | 24 = 16): Buffer {
-  const plain = wavBytes({ sampleRate, bits, channels });
-  const info = Buffer.concat([Buffer.from('INFO'), chunk('INAM', Buffer.from(`${TITLE}\0`)), chunk('IART', Buffer.from(`${ARTIST}\0`))]);
-  const bext = Buffer.alloc(602);
-  bext.write(`${TITLE} / ${ARTIST}`, 0, 'latin1');
-  const id3 = Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x20', 'latin1'), Buffer.from(`TIT2${TITLE}`)]);
-  // fmt is 16 bytes here, so the data chunk starts at byte 36.
-  const body = Buffer.concat([plain.subarray(12, 36), chunk('bext', bext), plain.subarray(36), chunk('LIST', info), chunk('id3 ', id3)]);
-  const riff = Buffer.alloc(12);
-  riff.write('RIFF', 0, 'ascii');
-  riff.writeUInt32LE(body.length + 4, 4);
-  riff.write('WAVE', 8, 'ascii');
-  return Buffer.concat([riff, body]);
-}
+const [TITLE, ARTIST] = [TAGGED_TITLE, TAGGED_ARTIST];
 
 const latin1 = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1');
 

@@ -13,10 +13,13 @@ export interface ServedClip {
 
 export function clipRepository(db: Db) {
   const byId = db.prepare<[string], ServedClip>('SELECT file AS absPath, bytes, tag, peaks FROM served_clips WHERE id = ?');
+  let dir: string | undefined;
   return {
     get(id: string): ServedClip | undefined {
       const clip = byId.get(id);
-      return clip && { ...clip, absPath: join(servedAudioDir(db), clip.absPath) };
+      if (!clip) return undefined;
+      dir ??= servedAudioDir(db);
+      return { ...clip, absPath: join(dir, clip.absPath) };
     },
   };
 }

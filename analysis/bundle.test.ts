@@ -171,3 +171,75 @@ describe('line numbers with quoted fields spanning lines', () => {
     expect([e2.file, e2.line, e2.column]).toEqual(['items.csv', 4, '5 (attention)']);
   });
 });
+
+describe('listeners.csv, study.json and the vote facts (round 2)', () => {
+  const study = {
+    study: 'pilot', exportedAt: '2026-01-31T12:00:00.000Z', minAttention: 0.8, splitThreshold: 0.7,
+    rules: { fast: { minMedianResponseMs: 900 }, screening: { excludeFailedScreening: true as const } },
+    linkParameters: ['PROLIFIC_PID'],
+  };
+  const listeners = [
+    { listener_id: 'L1', started_at: '2026-01-31T10:00:00.000Z', completed_at: '2026-01-31T10:20:00.000Z', screening: 'passed' as const, more: { PROLIFIC_PID: '=cmd|x', completion_code: 'C1' } },
+    { listener_id: 'L2', started_at: '2026-01-31T10:05:00.000Z', completed_at: null, screening: null, more: { PROLIFIC_PID: '', completion_code: null } },
+  ];
+  const factVotes: BundleVote[] = [
+    { item_id: 'i1', listener_id: 'L1', first: 'a', chosen: 'b', extra: { response_ms: 1200, heard_to_end: 1, hidden_ms: 0, seconds_listened: 2.5 } },
+    { item_id: 'i2', listener_id: 'L1', first: 'b', chosen: 'a', extra: { response_ms: 800, heard_to_end: 0, hidden_ms: 4000, seconds_listened: 0.75 } },
+    { item_id: 'c1', listener_id: 'L2', first: 'a', chosen: 'a', extra: { response_ms: null, heard_to_end: null, hidden_ms: 10, seconds_listened: null } },
+  ];
+  const records = {
+    items, votes: factVotes, judgeScores,
+    extraVoteColumns: ['response_ms', 'heard_to_end', 'hidden_ms', 'seconds_listened'],
+    listeners, extraListenerColumns: ['PROLIFIC_PID', 'completion_code'], study,
+  };
+
+  it('round-trips through the files exactly as the in-memory bundle reads them', async () => {
+    const dir = await tempDir();
+    await writeBundle(dir, records);
+    const header = (await readFile(join(dir, 'listeners.csv'), 'utf8')).split('\r\n')[0];
+    expect(header).toBe('listener_id,started_at,completed_at,screening,PROLIFIC_PID,completion_code');
+    const fromDisk = await readBundle(dir);
+    expect(buildBundle(records)).toEqual(fromDisk);
+    expect(fromDisk.study).toEqual(study);
+    expect(fromDisk.listenerTable!.get('L1')).toEqual({ ...listeners[0], more: { PROLIFIC_PID: '=cmd|x', completion_code: 'C1' } });
+    expect(fromDisk.listenerTable!.get('L2')).toEqual({ ...listeners[1], more: { PROLIFIC_PID: '', completion_code: '' } });
+    expect([...fromDisk.votes.responseMs!]).toEqual([1200, 800, NaN]);
+    expect([...fromDisk.votes.heardToEnd!]).toEqual([1, 0, -1]);
+    expect([...fromDisk.votes.hiddenMs!]).toEqual([0, 4000, 10]);
+    expect([...fromDisk.votes.secondsListened!]).toEqual([2.5, 0.75, NaN]);
+    expect(Object.keys(bundleTexts(records))).toEqual(['items.csv', 'votes.csv', 'judge_scores.csv', 'listeners.csv', 'study.json']);
+  });
+
+  it('a bundle without them has no listener table, no study and no facts', async () => {
+    const dir = await tempDir();
+    await writeBundle(dir, { items, votes, judgeScores });
+    const b = await readBundle(dir);
+    expect([b.listenerTable, b.study, b.votes.responseMs, b.votes.hiddenMs]).toEqual([null, null, undefined, undefined]);
+  });
+
+  const listenersHeader = 'listener_id,started_at,completed_at,screening,PROLIFIC_PID\n';
+  it('refuses a bad screening, time, duplicate listener or fact, naming file, line and column', async () => {
+    const bad = await refusal({ 'listeners.csv': listenersHeader + 'L1,2026-01-31T10:00:00Z,,maybe,p\n' });
+    expect([bad.file, bad.line, bad.column]).toEqual(['listeners.csv', 2, '4 (screening)']);
+    expect(bad.message).toContain('passed, failed or empty');
+    const time = await refusal({ 'listeners.csv': listenersHeader + 'L1,yesterday,,,p\n' });
+    expect([time.line, time.column]).toEqual([2, '2 (started_at)']);
+    expect(time.message).toContain('ISO 8601');
+    const dup = await refusal({ 'listeners.csv': listenersHeader + 'L1,2026-01-31T10:00:00Z,,,p\nL1,2026-01-31T10:00:00Z,,,q\n' });
+    expect([dup.line, dup.column]).toEqual([3, 'listener_id']);
+    const fact = await refusal({ 'votes.csv': 'item_id,listener_id,first,chosen,response_ms,heard_to_end\ni1,L1,a,b,12,1\nc1,L1,b,b,-4,1\n' });
+    expect([fact.file, fact.line, fact.column]).toEqual(['votes.csv', 3, 'response_ms']);
+    expect(fact.message).toContain('a number ≥ 0 or empty, got "-4"');
+    const heard = await refusal({ 'votes.csv': 'item_id,listener_id,first,chosen,heard_to_end\ni1,L1,a,b,yes\n' });
+    expect([heard.column, heard.message]).toEqual(['heard_to_end', expect.stringContaining('0, 1 or empty')]);
+  });
+
+  it('refuses a study.json that is not JSON or names an unknown rule', async () => {
+    const syntax = await refusal({ 'study.json': '{\n  "study": "x",\n  oops\n}\n' });
+    expect([syntax.file, syntax.line]).toEqual(['study.json', 3]);
+    expect(syntax.message).toContain('not valid JSON');
+    const rule = await refusal({ 'study.json': JSON.stringify({ ...study, rules: { sleepy: {} } }) });
+    expect([rule.file, rule.column]).toEqual(['study.json', 'rules']);
+    expect(rule.message).toMatch(/sleepy/);
+  });
+});

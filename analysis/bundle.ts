@@ -1,14 +1,19 @@
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse';
 import { z } from 'zod';
+import { cellText, csvLines, restoreText } from './csv';
+import { StudySettings } from './study-settings';
 
 /**
- * The study export bundle (analysis-spec §1): items.csv, votes.csv, judge_scores.csv.
+ * The study export bundle (analysis-spec §1): items.csv, votes.csv, judge_scores.csv, and the
+ * round-2 listeners.csv and study.json (a bundle without them stays valid).
  * Reading streams each file through an RFC 4180 parser (csv-parse) and validates every row
  * with zod; votes are kept as typed arrays (one entry per vote), never as row objects, so a
  * million votes stay small. Errors name the file, the line and the column.
+ * Records held in memory (the app's live report) go through the same row checks as the files,
+ * fed with the very fields the writer would put in them (buildBundle).
  */
 
 export interface BundleItem {
@@ -38,6 +43,18 @@ export interface JudgeScore {
   score: number;
 }
 
+/** One row of listeners.csv: a session of the study, voted or not. */
+export interface BundleListener {
+  listener_id: string;
+  /** ISO 8601 UTC */
+  started_at: string;
+  completed_at: string | null;
+  /** the headphone screening's outcome; null when not asked or not finished */
+  screening: 'passed' | 'failed' | null;
+  /** the study's link parameters (e.g. PROLIFIC_PID), then any further columns, by column name */
+  more?: Record<string, string | number | null>;
+}
+
 /** Votes in columnar form: vote v is on item `item[v]` (index into items) by `listener[v]`. */
 export interface VoteColumns {
   length: number;
@@ -47,6 +64,11 @@ export interface VoteColumns {
   firstA: Uint8Array;
   /** 1 when caption a was chosen */
   chosenA: Uint8Array;
+  /** Facts the exclusion rules use, present when votes.csv has the column; NaN (−1) = empty. */
+  responseMs?: Float64Array;
+  heardToEnd?: Int8Array;
+  secondsListened?: Float64Array;
+  hiddenMs?: Float64Array;
 }
 
 export interface SkippedRows {
@@ -56,10 +78,15 @@ export interface SkippedRows {
 
 export interface Bundle {
   items: BundleItem[];
+  /** listeners who voted, in order of their first vote */
   listeners: string[];
   votes: VoteColumns;
   judgeScores: JudgeScore[];
   skipped: SkippedRows;
+  /** listeners.csv by listener id; null when the bundle has no listeners.csv */
+  listenerTable: Map<string, BundleListener> | null;
+  /** study.json; null when the bundle has none */
+  study: StudySettings | null;
 }
 
 export interface ReadBundleOptions {
@@ -131,12 +158,45 @@ const scoreRow = z.object({
     }),
 });
 
+// Times as the app writes them (toISOString), or with an explicit offset.
+const isoTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time such as 2026-01-31T12:00:00.000Z' });
+const listenerRow = z.object({
+  listener_id: nonEmpty,
+  started_at: isoTime,
+  completed_at: z.union([z.literal(''), isoTime], { error: 'must be empty or an ISO 8601 time such as 2026-01-31T12:00:00.000Z' }),
+  screening: z.enum(['passed', 'failed', ''], { error: 'must be passed, failed or empty' }),
+});
+
 const COLUMNS = {
   'items.csv': ['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected'],
   'votes.csv': ['item_id', 'listener_id', 'first', 'chosen'],
   'judge_scores.csv': ['utterance_id', 'system', 'judge', 'run', 'score'],
+  'listeners.csv': ['listener_id', 'started_at', 'completed_at', 'screening'],
 } as const;
 type BundleFile = keyof typeof COLUMNS;
+
+/** The further votes.csv columns the exclusion rules read, when present (spec §2). */
+const VOTE_FACTS = ['response_ms', 'heard_to_end', 'seconds_listened', 'hidden_ms'] as const;
+type VoteFact = (typeof VOTE_FACTS)[number];
+type VoteFacts = Partial<Record<VoteFact, number>>;
+
+/** A fact column's value: empty = unknown (NaN, or −1 for heard_to_end); otherwise a number ≥ 0 (0/1 for heard_to_end). */
+function parseFacts(row: Record<string, string>, line: number): VoteFacts | BundleError {
+  const facts: VoteFacts = {};
+  for (const column of VOTE_FACTS) {
+    const text = row[column];
+    if (text === undefined) continue;
+    const t = text.trim();
+    const value = t === '' ? (column === 'heard_to_end' ? -1 : NaN) : Number(t);
+    const ok = t === '' || (column === 'heard_to_end' ? t === '0' || t === '1' : Number.isFinite(value) && value >= 0);
+    if (!ok) {
+      const expected = column === 'heard_to_end' ? '0, 1 or empty' : 'a number ≥ 0 or empty';
+      return new BundleError('votes.csv', line, column, `must be ${expected}, got "${text}"`, `invalid ${column}`);
+    }
+    facts[column] = value;
+  }
+  return facts;
+}
 
 /**
  * Collects validated records into a Bundle. Shared by the CSV reader and by callers that
@@ -150,6 +210,9 @@ export class BundleBuilder {
   private readonly judgeScores: JudgeScore[] = [];
   private readonly seen = new Set<number>();
   private votes: VoteColumns = emptyVotes(1024);
+  private readonly facts: Partial<Record<VoteFact, number[]>> = {};
+  private listenerTable: Map<string, BundleListener> | null = null;
+  private study: StudySettings | null = null;
   private readonly skipped: SkippedRows = { count: 0, by_reason: {} };
 
   constructor(private readonly skipInvalid = false) {}
@@ -172,7 +235,7 @@ export class BundleBuilder {
     return true;
   }
 
-  addVote(vote: Pick<BundleVote, 'item_id' | 'listener_id' | 'first' | 'chosen'>, line = 0): boolean {
+  addVote(vote: Pick<BundleVote, 'item_id' | 'listener_id' | 'first' | 'chosen'>, line = 0, facts: VoteFacts = {}): boolean {
     const item = this.itemIndex.get(vote.item_id);
     if (item === undefined) {
       return this.reject(new BundleError('votes.csv', line, 'item_id', `unknown item_id "${vote.item_id}" (not in items.csv)`, 'unknown item_id'));
@@ -196,8 +259,29 @@ export class BundleBuilder {
     w.listener[w.length] = listener;
     w.firstA[w.length] = vote.first === 'a' ? 1 : 0;
     w.chosenA[w.length] = vote.chosen === 'a' ? 1 : 0;
+    for (const [column, value] of Object.entries(facts) as [VoteFact, number][]) {
+      (this.facts[column] ??= new Array<number>(w.length).fill(column === 'heard_to_end' ? -1 : NaN)).push(value);
+    }
     w.length++;
     return true;
+  }
+
+  addListener(listener: BundleListener, line = 0): boolean {
+    const table = (this.listenerTable ??= new Map());
+    if (table.has(listener.listener_id)) {
+      return this.reject(new BundleError('listeners.csv', line, 'listener_id', `duplicate listener_id "${listener.listener_id}"`, 'duplicate listener_id'));
+    }
+    table.set(listener.listener_id, listener);
+    return true;
+  }
+
+  /** listeners.csv exists, even if it lists nobody. */
+  hasListeners(): void {
+    this.listenerTable ??= new Map();
+  }
+
+  setStudy(study: StudySettings): void {
+    this.study = study;
   }
 
   addJudgeScore(score: JudgeScore): void {
@@ -205,7 +289,19 @@ export class BundleBuilder {
   }
 
   build(): Bundle {
-    return { items: this.items, listeners: this.listeners, votes: this.votes, judgeScores: this.judgeScores, skipped: this.skipped };
+    const f = this.facts;
+    const n = this.votes.length;
+    const votes: VoteColumns = {
+      ...this.votes,
+      ...(f.response_ms && { responseMs: Float64Array.from(f.response_ms.slice(0, n)) }),
+      ...(f.heard_to_end && { heardToEnd: Int8Array.from(f.heard_to_end.slice(0, n)) }),
+      ...(f.seconds_listened && { secondsListened: Float64Array.from(f.seconds_listened.slice(0, n)) }),
+      ...(f.hidden_ms && { hiddenMs: Float64Array.from(f.hidden_ms.slice(0, n)) }),
+    };
+    return {
+      items: this.items, listeners: this.listeners, votes, judgeScores: this.judgeScores, skipped: this.skipped,
+      listenerTable: this.listenerTable, study: this.study,
+    };
   }
 }
 
@@ -229,27 +325,76 @@ function grow(v: VoteColumns): VoteColumns {
   return next;
 }
 
-/** Validates in-memory records (e.g. read from the database) exactly as the CSV reader does. */
-export function buildBundle(
-  records: { items: readonly BundleItem[]; votes: readonly BundleVote[]; judgeScores: readonly JudgeScore[] },
-  options: ReadBundleOptions = {},
-): Bundle {
+/** The row checks shared by the CSV reader and the in-memory path: one handler per file. */
+function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<string, string>, line: number) => unknown> {
+  return {
+    'items.csv': (row, line) => {
+      const r = itemRow.safeParse(row);
+      if (!r.success) return builder.reject(zodError('items.csv', line, r.error, COLUMNS['items.csv']));
+      builder.addItem({ ...r.data, attention: r.data.attention === '1', expected: r.data.expected === '' ? null : r.data.expected }, line);
+    },
+    'votes.csv': (row, line) => {
+      const r = voteRow.safeParse(row);
+      if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
+      const facts = parseFacts(row, line);
+      if (facts instanceof BundleError) return builder.reject(facts);
+      builder.addVote(r.data, line, facts);
+    },
+    'judge_scores.csv': (row, line) => {
+      const r = scoreRow.safeParse(row);
+      if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
+      builder.addJudgeScore(r.data);
+    },
+    'listeners.csv': (row, line) => {
+      const r = listenerRow.safeParse(row);
+      if (!r.success) return builder.reject(zodError('listeners.csv', line, r.error, COLUMNS['listeners.csv']));
+      const more = Object.fromEntries(Object.entries(row).filter(([c]) => !(COLUMNS['listeners.csv'] as readonly string[]).includes(c)));
+      builder.addListener({
+        listener_id: r.data.listener_id,
+        started_at: r.data.started_at,
+        completed_at: r.data.completed_at || null,
+        screening: r.data.screening || null,
+        more,
+      }, line);
+    },
+  };
+}
+
+/** study.json's text checked against the schema; refusals name the field (or the line of a JSON syntax error). */
+function parseStudyJson(text: string): StudySettings {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    const at = /position (\d+)/.exec((e as Error).message);
+    const line = at ? text.slice(0, Number(at[1])).split('\n').length : 0;
+    throw new BundleError('study.json', line, null, `not valid JSON: ${(e as Error).message}`, 'malformed JSON');
+  }
+  const r = StudySettings.safeParse(json);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new BundleError('study.json', 0, issue.path.join('.') || null, issue.message, 'invalid study.json');
+  }
+  return r.data;
+}
+
+/**
+ * The bundle readBundle would read from writeBundle(records), without the files: each row is
+ * made of the fields the writer would write and checked by the same handlers (the live report).
+ */
+export function buildBundle(records: BundleToWrite, options: ReadBundleOptions = {}): Bundle {
   const builder = new BundleBuilder(options.skipInvalid);
-  records.items.forEach((item, i) => {
-    const row = itemRow.safeParse({ ...item, attention: item.attention ? '1' : '0', expected: item.expected ?? '' });
-    if (!row.success) builder.reject(zodError('items.csv', i + 2, row.error, COLUMNS['items.csv']));
-    else builder.addItem(item, i + 2);
-  });
-  records.votes.forEach((vote, i) => {
-    const row = voteRow.safeParse(vote);
-    if (!row.success) builder.reject(zodError('votes.csv', i + 2, row.error, COLUMNS['votes.csv']));
-    else builder.addVote(row.data, i + 2);
-  });
-  records.judgeScores.forEach((s, i) => {
-    const row = scoreRow.safeParse({ ...s, score: String(s.score) });
-    if (!row.success) builder.reject(zodError('judge_scores.csv', i + 2, row.error, COLUMNS['judge_scores.csv']));
-    else builder.addJudgeScore(row.data);
-  });
+  const handle = rowHandlers(builder);
+  for (const [file, table] of Object.entries(bundleTables(records)) as [BundleFile, Table][]) {
+    if (file === 'listeners.csv') builder.hasListeners();
+    let line = 1;
+    for (const cells of table.rows) {
+      const row: Record<string, string> = {};
+      table.header.forEach((c, i) => (row[c] = cellText(cells[i])));
+      handle[file](row, ++line);
+    }
+  }
+  if (records.study) builder.setStudy(parseStudyJson(studyText(records.study)));
   return builder.build();
 }
 
@@ -264,29 +409,29 @@ function zodError(file: BundleFile, line: number, error: z.ZodError, columns: re
 /** Reads and validates a bundle directory. Throws BundleError on the first bad row unless skipInvalid. */
 export async function readBundle(dir: string, options: ReadBundleOptions = {}): Promise<Bundle> {
   const builder = new BundleBuilder(options.skipInvalid);
-  await readCsv(dir, 'items.csv', builder, (row, line) => {
-    const r = itemRow.safeParse(row);
-    if (!r.success) return builder.reject(zodError('items.csv', line, r.error, COLUMNS['items.csv']));
-    builder.addItem({ ...r.data, attention: r.data.attention === '1', expected: r.data.expected === '' ? null : r.data.expected }, line);
-  });
-  await readCsv(dir, 'votes.csv', builder, (row, line) => {
-    const r = voteRow.safeParse(row);
-    if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
-    builder.addVote(r.data, line);
-  });
-  await readCsv(dir, 'judge_scores.csv', builder, (row, line) => {
-    const r = scoreRow.safeParse(row);
-    if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
-    builder.addJudgeScore(r.data);
-  });
+  const handle = rowHandlers(builder);
+  await readCsv(dir, 'items.csv', builder, handle['items.csv']);
+  await readCsv(dir, 'votes.csv', builder, handle['votes.csv'], VOTE_FACTS);
+  await readCsv(dir, 'judge_scores.csv', builder, handle['judge_scores.csv']);
+  if (existsSync(join(dir, 'listeners.csv'))) {
+    builder.hasListeners();
+    await readCsv(dir, 'listeners.csv', builder, handle['listeners.csv'], 'all');
+  }
+  const studyFile = join(dir, 'study.json');
+  if (existsSync(studyFile)) builder.setStudy(parseStudyJson(await readFile(studyFile, 'utf8')));
   return builder.build();
 }
 
+/**
+ * Streams one CSV file into `onRow` with the required columns and, of the `optional` ones, those
+ * the header has ('all': every column). Fields come back as exported (restoreText).
+ */
 async function readCsv(
   dir: string,
   file: BundleFile,
   builder: BundleBuilder,
   onRow: (row: Record<string, string>, line: number) => unknown,
+  optional: readonly string[] | 'all' = [],
 ): Promise<void> {
   const path = join(dir, file);
   if (!existsSync(path)) throw new BundleError(file, 0, null, `missing file (expected ${path})`, 'missing file');
@@ -296,6 +441,7 @@ async function readCsv(
   // in a second pass, on the refusal path only.
   let record = 0;
   let header: string[] | null = null;
+  let columns: string[] = [];
   let index: number[] = [];
   const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
   try {
@@ -309,7 +455,8 @@ async function readCsv(
             header = fields.map((h) => h.trim());
             const missing = required.filter((c) => !header!.includes(c));
             if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
-            index = required.map((c) => header!.indexOf(c));
+            columns = optional === 'all' ? header : [...required, ...optional.filter((c) => header!.includes(c))];
+            index = columns.map((c) => header!.indexOf(c));
             return;
           }
           if (fields.length !== header.length) {
@@ -317,7 +464,7 @@ async function readCsv(
             return;
           }
           const row: Record<string, string> = {};
-          for (let c = 0; c < required.length; c++) row[required[c]] = fields[index[c]];
+          for (let c = 0; c < columns.length; c++) row[columns[c]] = restoreText(fields[index[c]]);
           onRow(row, record);
         } catch (e) {
           parser.destroy();
@@ -349,19 +496,6 @@ async function lineOfRecord(path: string, target: number): Promise<number> {
   return target;
 }
 
-/** RFC 4180: quote a field holding a comma, quote, CR or LF, or edge spaces; double the quotes. */
-function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const s = String(value);
-  return /[",\r\n]|^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** One CSV file as lines (header first), each ending in CRLF. */
-function* csvLines(header: readonly string[], rows: Iterable<readonly unknown[]>): Iterable<string> {
-  yield header.map(csvField).join(',') + '\r\n';
-  for (const row of rows) yield row.map(csvField).join(',') + '\r\n';
-}
-
 async function writeCsv(path: string, lines: Iterable<string>): Promise<void> {
   const handle = await open(path, 'w');
   try {
@@ -379,44 +513,68 @@ async function writeCsv(path: string, lines: Iterable<string>): Promise<void> {
   }
 }
 
-/** What the app exports: the spec's columns, then any extra vote columns after the four required ones. */
+/**
+ * What the app exports: the spec's columns, then any extra vote columns after the four required
+ * ones; listeners.csv (link parameters and further columns after the spec's four) and study.json
+ * when given.
+ */
 export interface BundleToWrite {
   items: Iterable<BundleItem>;
   votes: Iterable<BundleVote>;
   judgeScores: Iterable<JudgeScore>;
   extraVoteColumns?: readonly string[];
+  listeners?: Iterable<BundleListener>;
+  /** listeners.csv's columns after the spec's four: the study's link parameters, then more */
+  extraListenerColumns?: readonly string[];
+  study?: StudySettings;
 }
 
-/** The three files of a bundle as CSV lines (analysis-spec §1), in the order the spec lists them. */
-function bundleCsv(bundle: BundleToWrite): Record<BundleFile, Iterable<string>> {
+interface Table {
+  header: readonly string[];
+  rows: Iterable<readonly unknown[]>;
+}
+
+/** The CSV files of a bundle as header and rows of values (analysis-spec §1), in the order the spec lists them. */
+function bundleTables(bundle: BundleToWrite): Partial<Record<BundleFile, Table>> & Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', Table> {
   const extra = bundle.extraVoteColumns ?? [];
+  const more = bundle.extraListenerColumns ?? [];
   return {
-    'items.csv': csvLines(COLUMNS['items.csv'], map(bundle.items, (i) => [
+    'items.csv': { header: COLUMNS['items.csv'], rows: map(bundle.items, (i) => [
       i.item_id, i.utterance_id, i.system_a, i.system_b, i.attention ? 1 : 0, i.expected ?? '',
-    ])),
-    'votes.csv': csvLines([...COLUMNS['votes.csv'], ...extra], map(bundle.votes, (v) => [
+    ]) },
+    'votes.csv': { header: [...COLUMNS['votes.csv'], ...extra], rows: map(bundle.votes, (v) => [
       v.item_id, v.listener_id, v.first, v.chosen, ...extra.map((c) => v.extra?.[c] ?? ''),
-    ])),
-    'judge_scores.csv': csvLines(COLUMNS['judge_scores.csv'], map(bundle.judgeScores, (s) => [
+    ]) },
+    'judge_scores.csv': { header: COLUMNS['judge_scores.csv'], rows: map(bundle.judgeScores, (s) => [
       s.utterance_id, s.system, s.judge, s.run, s.score,
-    ])),
+    ]) },
+    ...(bundle.listeners && {
+      'listeners.csv': { header: [...COLUMNS['listeners.csv'], ...more], rows: map(bundle.listeners, (l) => [
+        l.listener_id, l.started_at, l.completed_at ?? '', l.screening ?? '', ...more.map((c) => l.more?.[c] ?? ''),
+      ]) },
+    }),
   };
+}
+
+function studyText(study: StudySettings): string {
+  return JSON.stringify(study, null, 2) + '\n';
 }
 
 /** Writes a bundle directory (the CLI export), streaming each file. */
 export async function writeBundle(dir: string, bundle: BundleToWrite): Promise<void> {
   await mkdir(dir, { recursive: true });
-  for (const [file, lines] of Object.entries(bundleCsv(bundle))) await writeCsv(join(dir, file), lines);
+  for (const [file, t] of Object.entries(bundleTables(bundle))) await writeCsv(join(dir, file), csvLines(t.header, t.rows));
+  if (bundle.study) await writeFile(join(dir, 'study.json'), studyText(bundle.study));
 }
 
+export type BundleTexts = Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', string> & Partial<Record<'listeners.csv' | 'study.json', string>>;
+
 /** The bundle's files as text, for an HTTP download of a live study. */
-export function bundleTexts(bundle: BundleToWrite): Record<BundleFile, string> {
-  const files = bundleCsv(bundle);
-  return {
-    'items.csv': [...files['items.csv']].join(''),
-    'votes.csv': [...files['votes.csv']].join(''),
-    'judge_scores.csv': [...files['judge_scores.csv']].join(''),
-  };
+export function bundleTexts(bundle: BundleToWrite): BundleTexts {
+  const texts: Record<string, string> = {};
+  for (const [file, t] of Object.entries(bundleTables(bundle))) texts[file] = [...csvLines(t.header, t.rows)].join('');
+  if (bundle.study) texts['study.json'] = studyText(bundle.study);
+  return texts as BundleTexts;
 }
 
 function* map<T, U>(it: Iterable<T>, f: (t: T) => U): Iterable<U> {

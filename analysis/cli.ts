@@ -1,22 +1,30 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, stat, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { BundleError, readBundle } from './bundle';
+import { BundleError, readBundle, type Bundle } from './bundle';
+import { BundleZipError, looksLikeZip, withZippedBundle } from './bundle-zip';
 import { reportCsvFiles } from './csv-report';
 import { renderReportHtml } from './html';
-import { analyze } from './report';
+import { analyzeStudy, resolveSettings, type ExclusionRuleSettings } from './study-settings';
 
-const usage = `usage: npm run analyze -- <bundle-dir> [--format json|csv|html] [--out <path>]
+const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format json|csv|html] [--out <path>]
   [--min-attention 0.75] [--split-threshold 0.75] [--buckets 5] [--bt-prior λ]
   [--bootstrap N --seed S] [--skip-invalid]
-json/html: --out is a file (json goes to stdout without --out); csv: --out is a directory.`;
+  [--min-median-response-ms MS] [--max-listening-violations N] [--max-hidden-ms MS] [--exclude-failed-screening]
+json/html: --out is a file (json goes to stdout without --out); csv: --out is a directory.
+The bundle's study.json gives the thresholds and exclusion rules; a flag overrides it (a rule's
+flag switches that rule on).`;
 
 const flags = z
   .object({
     format: z.enum(['json', 'csv', 'html']).default('json'),
     out: z.string().min(1).optional(),
-    'min-attention': z.coerce.number().min(0).max(1).default(0.75),
-    'split-threshold': z.coerce.number().gt(0.5, 'must be above 0.5 (a majority share)').max(1).default(0.75),
+    'min-attention': z.coerce.number().min(0).max(1).optional(),
+    'split-threshold': z.coerce.number().gt(0.5, 'must be above 0.5 (a majority share)').max(1).optional(),
+    'min-median-response-ms': z.coerce.number().min(0).optional(),
+    'max-listening-violations': z.coerce.number().int().min(0).optional(),
+    'max-hidden-ms': z.coerce.number().min(0).optional(),
+    'exclude-failed-screening': z.boolean().default(false),
     buckets: z.coerce.number().int().min(1).max(100).default(5),
     'bt-prior': z.coerce.number().min(0).default(0),
     bootstrap: z.coerce.number().int().min(0).max(100000).default(0),
@@ -25,13 +33,28 @@ const flags = z
   })
   .refine((f) => f.format === 'json' || f.out, { path: ['out'], message: 'is required for csv and html' });
 
+/** A bundle directory, or a zip of one (the studio's Export download). */
+async function readBundleAt(path: string, skipInvalid: boolean): Promise<Bundle> {
+  if (!(await stat(path).catch(() => null))?.isFile()) return readBundle(path, { skipInvalid });
+  const file = await open(path);
+  const head = new Uint8Array(4);
+  try {
+    await file.read(head, 0, 4, 0);
+  } finally {
+    await file.close();
+  }
+  if (!looksLikeZip(head)) throw new BundleZipError(path, 'is neither a bundle directory nor a zip archive');
+  return withZippedBundle(path, (dir) => readBundle(dir, { skipInvalid }));
+}
+
 async function main(): Promise<number> {
-  const names = ['format', 'out', 'min-attention', 'split-threshold', 'buckets', 'bt-prior', 'bootstrap', 'seed'];
+  const names = ['format', 'out', 'min-attention', 'split-threshold', 'buckets', 'bt-prior', 'bootstrap', 'seed',
+    'min-median-response-ms', 'max-listening-violations', 'max-hidden-ms'];
   let parsedArgs;
   try {
     parsedArgs = parseArgs({
       allowPositionals: true,
-      options: { ...Object.fromEntries(names.map((k) => [k, { type: 'string' as const }])), 'skip-invalid': { type: 'boolean' } },
+      options: { ...Object.fromEntries(names.map((k) => [k, { type: 'string' as const }])), 'skip-invalid': { type: 'boolean' }, 'exclude-failed-screening': { type: 'boolean' } },
     });
   } catch (e) {
     console.error(`${(e as Error).message}\n${usage}`);
@@ -51,21 +74,34 @@ async function main(): Promise<number> {
   const f = parsed.data;
   let bundle;
   try {
-    bundle = await readBundle(positionals[0], { skipInvalid: f['skip-invalid'] });
+    bundle = await readBundleAt(positionals[0], f['skip-invalid']);
   } catch (e) {
+    if (e instanceof BundleZipError) {
+      console.error(`refused: ${e.message}`);
+      return 1;
+    }
     if (e instanceof BundleError) {
       console.error(`refused: ${e.message}${f['skip-invalid'] ? '' : ' (use --skip-invalid to skip bad rows; they are then counted in the report)'}`);
       return 1;
     }
     throw e;
   }
-  const report = analyze(bundle, {
-    minAttention: f['min-attention'],
-    splitThreshold: f['split-threshold'],
+  const rules: ExclusionRuleSettings = {};
+  if (f['min-median-response-ms'] !== undefined) rules.fast = { minMedianResponseMs: f['min-median-response-ms'] };
+  if (f['max-listening-violations'] !== undefined) {
+    rules.listening = { maxListeningViolations: f['max-listening-violations'], requirement: bundle.study?.rules.listening?.requirement ?? { mode: 'whole' } };
+  }
+  if (f['max-hidden-ms'] !== undefined) rules.hidden = { maxHiddenMs: f['max-hidden-ms'] };
+  if (f['exclude-failed-screening']) rules.screening = { excludeFailedScreening: true };
+  const settings = resolveSettings(bundle.study, { minAttention: f['min-attention'], splitThreshold: f['split-threshold'], rules });
+  if (!bundle.study) console.error('note: the bundle has no study.json: only the attention rule (and rules given by flags) applied');
+  const report = analyzeStudy(bundle, settings, {
     buckets: f.buckets,
     btPrior: f['bt-prior'],
     bootstrap: f.bootstrap > 0 ? { n: f.bootstrap, seed: f.seed } : null,
   });
+  const notRun = Object.entries(report.listeners.not_run_by_reason);
+  if (notRun.length) console.error(`note: rules not run for some listeners (facts missing from the bundle): ${notRun.map(([r, n]) => `${r} ${n}`).join(', ')}`);
   if (report.bradley_terry.error) console.error(`warning: ${report.bradley_terry.error}`);
   if (report.input) console.error(`warning: skipped ${report.input.skipped_rows} invalid row(s): ${JSON.stringify(report.input.skipped_by_reason)}`);
   if (f.format === 'json') {

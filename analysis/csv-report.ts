@@ -1,3 +1,4 @@
+import { csvLines } from './csv';
 import type { Report } from './report';
 
 /**
@@ -5,11 +6,7 @@ import type { Report } from './report';
  * spreadsheets and R/pandas. Numbers are written in full; only the HTML rounds.
  */
 function csv(header: string[], rows: unknown[][]): string {
-  const field = (v: unknown) => {
-    const s = v === null || v === undefined ? '' : Array.isArray(v) ? v.join(' ') : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [header, ...rows].map((r) => r.map(field).join(',')).join('\r\n') + '\r\n';
+  return [...csvLines(header, rows.map((r) => r.map((v) => (Array.isArray(v) ? v.join(' ') : v))))].join('');
 }
 
 export function reportCsvFiles(report: Report): Record<string, string> {

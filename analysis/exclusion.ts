@@ -1,9 +1,14 @@
 /**
- * Listener exclusion rules beyond the attention score, fed with per-listener facts the app
- * knows (median response time, listening-requirement violations, headphone screening).
+ * Listener exclusion rules (analysis-spec §2), each fed with per-listener facts read from the
+ * bundle: attention answers from items.csv and votes.csv, response times, listening and hidden
+ * time from votes.csv's further columns, the screening from listeners.csv.
  * A rule whose fact is missing for a listener answers "not_run" — never a pass or a failure —
  * and the report counts those separately, so a check that could not run stays visible.
  */
+import { median } from 'simple-statistics';
+import type { Bundle } from './bundle';
+import type { ExclusionRuleSettings, ListeningRequirement } from './study-settings';
+
 export type RuleOutcome =
   | { outcome: 'pass' }
   | { outcome: 'not_run' }
@@ -18,6 +23,7 @@ export interface ExclusionRule {
 export interface ListenerFacts {
   median_response_ms?: number | null;
   listening_violations?: number | null;
+  hidden_ms?: number | null;
   screening?: 'pass' | 'fail' | null;
 }
 
@@ -27,10 +33,39 @@ function factsOf(facts: FactsLookup, id: string): ListenerFacts | undefined {
   return facts instanceof Map ? facts.get(id) : (facts as Record<string, ListenerFacts>)[id];
 }
 
+/** Attention answers per listener (index as in bundle.listeners). */
+export function attentionCounts(bundle: Bundle): { answered: Int32Array; correct: Int32Array } {
+  const { items, votes, listeners } = bundle;
+  const answered = new Int32Array(listeners.length);
+  const correct = new Int32Array(listeners.length);
+  for (let v = 0; v < votes.length; v++) {
+    const item = items[votes.item[v]];
+    if (!item.attention) continue;
+    const l = votes.listener[v];
+    answered[l]++;
+    if ((votes.chosenA[v] === 1) === (item.expected === 'a')) correct[l]++;
+  }
+  return { answered, correct };
+}
+
+/** Excludes listeners whose share of right attention answers is below `min`; no answers = not run. */
+export function minAttentionScore(min: number, bundle: Bundle): ExclusionRule {
+  const { answered, correct } = attentionCounts(bundle);
+  const index = new Map(bundle.listeners.map((id, l) => [id, l]));
+  return {
+    reason: 'attention',
+    evaluate(id) {
+      const l = index.get(id);
+      if (l === undefined || answered[l] === 0) return { outcome: 'not_run' };
+      return correct[l] / answered[l] >= min ? { outcome: 'pass' } : { outcome: 'fail', detail: { correct: correct[l], answered: answered[l] } };
+    },
+  };
+}
+
 /** Excludes listeners answering faster than `minMs` at the median (clicking through). */
 export function minMedianResponseTime(minMs: number, facts: FactsLookup): ExclusionRule {
   return {
-    reason: 'median_response_time',
+    reason: 'fast',
     evaluate(id) {
       const v = factsOf(facts, id)?.median_response_ms;
       if (v === null || v === undefined) return { outcome: 'not_run' };
@@ -42,11 +77,23 @@ export function minMedianResponseTime(minMs: number, facts: FactsLookup): Exclus
 /** Excludes listeners who chose before meeting the listening requirement more than `max` times. */
 export function maxListeningViolations(max: number, facts: FactsLookup): ExclusionRule {
   return {
-    reason: 'listening_violations',
+    reason: 'listening',
     evaluate(id) {
       const v = factsOf(facts, id)?.listening_violations;
       if (v === null || v === undefined) return { outcome: 'not_run' };
       return v <= max ? { outcome: 'pass' } : { outcome: 'fail', detail: { listening_violations: v, max } };
+    },
+  };
+}
+
+/** Excludes listeners whose tab was hidden for more than `maxMs` in total during their trials. */
+export function maxHiddenTime(maxMs: number, facts: FactsLookup): ExclusionRule {
+  return {
+    reason: 'hidden',
+    evaluate(id) {
+      const v = factsOf(facts, id)?.hidden_ms;
+      if (v === null || v === undefined) return { outcome: 'not_run' };
+      return v <= maxMs ? { outcome: 'pass' } : { outcome: 'fail', detail: { hidden_ms: v, max_ms: maxMs } };
     },
   };
 }
@@ -61,4 +108,63 @@ export function requireScreening(facts: FactsLookup): ExclusionRule {
       return v === 'pass' ? { outcome: 'pass' } : { outcome: 'fail', detail: { screening: v } };
     },
   };
+}
+
+/**
+ * Per listener who voted: median response time, listening-requirement violations, total hidden
+ * time (each over the listener's votes that carry the fact; null when none does or the column is
+ * absent) and the screening outcome (null when listeners.csv lacks it).
+ */
+export function listenerFacts(bundle: Bundle, listening: ListeningRequirement = { mode: 'whole' }): Map<string, ListenerFacts> {
+  const { votes, listeners } = bundle;
+  const times: number[][] = listeners.map(() => []);
+  const violations = new Int32Array(listeners.length).fill(-1);
+  const hidden = new Float64Array(listeners.length).fill(NaN);
+  const met = (v: number): boolean | null => {
+    if (listening.mode === 'whole') return votes.heardToEnd && votes.heardToEnd[v] >= 0 ? votes.heardToEnd[v] === 1 : null;
+    const s = votes.secondsListened?.[v];
+    return s === undefined || Number.isNaN(s) ? null : s >= listening.seconds;
+  };
+  for (let v = 0; v < votes.length; v++) {
+    const l = votes.listener[v];
+    const ms = votes.responseMs?.[v];
+    if (ms !== undefined && !Number.isNaN(ms)) times[l].push(ms);
+    const ok = met(v);
+    if (ok !== null) violations[l] = Math.max(violations[l], 0) + (ok ? 0 : 1);
+    const h = votes.hiddenMs?.[v];
+    if (h !== undefined && !Number.isNaN(h)) hidden[l] = (Number.isNaN(hidden[l]) ? 0 : hidden[l]) + h;
+  }
+  return new Map(listeners.map((id, l) => {
+    const screening = bundle.listenerTable?.get(id)?.screening;
+    return [id, {
+      median_response_ms: times[l].length ? median(times[l]) : null,
+      listening_violations: violations[l] >= 0 ? violations[l] : null,
+      hidden_ms: Number.isNaN(hidden[l]) ? null : hidden[l],
+      screening: screening === 'passed' ? 'pass' : screening === 'failed' ? 'fail' : null,
+    }];
+  }));
+}
+
+/** The rules a study switched on, after attention, in the order the report applies them. */
+export function exclusionRules(bundle: Bundle, settings: ExclusionRuleSettings): ExclusionRule[] {
+  const facts = listenerFacts(bundle, settings.listening?.requirement);
+  const rules: ExclusionRule[] = [];
+  if (settings.fast) rules.push(minMedianResponseTime(settings.fast.minMedianResponseMs, facts));
+  if (settings.listening) rules.push(maxListeningViolations(settings.listening.maxListeningViolations, facts));
+  if (settings.hidden) rules.push(maxHiddenTime(settings.hidden.maxHiddenMs, facts));
+  if (settings.screening) rules.push(requireScreening(facts));
+  return rules;
+}
+
+/** Each rule in force as a reason and a sentence, attention first (for dashboards and reports). */
+export function describeRules(minAttention: number, settings: ExclusionRuleSettings): { reason: string; description: string }[] {
+  const out = [{ reason: 'attention', description: `attention checks ≥ ${Math.round(minAttention * 100)}% right` }];
+  if (settings.fast) out.push({ reason: 'fast', description: `median response ≥ ${settings.fast.minMedianResponseMs} ms` });
+  if (settings.listening) {
+    const need = settings.listening.requirement.mode === 'whole' ? 'the whole clip' : `${settings.listening.requirement.seconds} s of the clip`;
+    out.push({ reason: 'listening', description: `≤ ${settings.listening.maxListeningViolations} trials answered before hearing ${need}` });
+  }
+  if (settings.hidden) out.push({ reason: 'hidden', description: `tab hidden ≤ ${settings.hidden.maxHiddenMs} ms in total during trials` });
+  if (settings.screening) out.push({ reason: 'screening', description: 'headphone screening passed' });
+  return out;
 }

@@ -154,9 +154,11 @@ ${table(['measure', 'value'], [
     ['items / votes analysed', `${r.items} / ${r.votes}`],
     ['Krippendorff’s α (nominal)', num(r.krippendorff_alpha)],
     ['Fleiss’ κ', r.fleiss_kappa === null ? '— (unequal votes per item)' : num(r.fleiss_kappa)],
+    ['Brennan–Prediger κ (free-marginal; independent of the a/b coding)', num(r.brennan_prediger_kappa)],
     ['mean pairwise agreement (chance 50%)', pct(r.mean_pairwise_agreement)],
     ['items split / lopsided / unanimous', `${r.split} / ${r.lopsided} / ${r.unanimous}`],
   ])}
+<p class="muted">Coding of α and Fleiss’ κ: ${esc(r.coding)}.</p>
 ${reading(`${alphaReading(r.krippendorff_alpha)} Two listeners picked the same caption on ${pct(r.mean_pairwise_agreement)} of shared items on average. ${r.split} of ${r.items} items were split (the more popular caption got less than the split threshold of the votes).`)}
 </section>`);
 

@@ -1,8 +1,9 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
 import type { Bundle } from './bundle';
-import type { ExclusionRule } from './exclusion';
+import { attentionCounts, minAttentionScore, type ExclusionRule } from './exclusion';
 import { seededRandom } from './random';
 import { binomialTest } from './stats/binomial-test';
+import { brennanPredigerKappa } from './stats/brennan-prediger-kappa';
 import { BradleyTerryNotIdentifiedError, beatComponents, fitBradleyTerry } from './stats/bradley-terry';
 import { cohenKappa } from './stats/cohen-kappa';
 import { fleissKappa } from './stats/fleiss-kappa';
@@ -34,7 +35,7 @@ export interface AnalyzeOptions {
   btPrior?: number;
   /** listener bootstrap for BT strengths and agreement */
   bootstrap?: { n: number; seed: number } | null;
-  /** further exclusion rules, applied after the attention rule in this order */
+  /** further exclusion rules, applied after the attention rule (minAttention) in this order */
   rules?: readonly ExclusionRule[];
 }
 
@@ -115,10 +116,14 @@ export interface Report {
     votes: number;
     krippendorff_alpha: number | null;
     fleiss_kappa: number | null;
+    /** (P̄ − ½)/(1 − ½): unchanged by which caption of an item is called a */
+    brennan_prediger_kappa: number | null;
     mean_pairwise_agreement: number | null;
     unanimous: number;
     lopsided: number;
     split: number;
+    /** the a/b labelling α and Fleiss' κ are computed on (they depend on it, BP κ does not) */
+    coding: string;
   };
   judges: JudgeReport[];
   bradley_terry: {
@@ -162,7 +167,6 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const capA = new Int32Array(nItems).fill(-1);
   const capB = new Int32Array(nItems).fill(-1);
   const attention = new Uint8Array(nItems);
-  const expectedA = new Int8Array(nItems).fill(-1);
   const systemOf = (s: string) => {
     let i = systemIndex.get(s);
     if (i === undefined) {
@@ -186,7 +190,6 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   items.forEach((item, i) => {
     if (item.attention) {
       attention[i] = 1;
-      expectedA[i] = item.expected === 'a' ? 1 : 0;
       return;
     }
     sysA[i] = systemOf(item.system_a);
@@ -197,16 +200,9 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const K = systems.length;
   const nCaptions = captionSystem.length;
 
-  // ---- attention and exclusions ----
-  const answered = new Int32Array(nListeners);
-  const correct = new Int32Array(nListeners);
-  for (let v = 0; v < votes.length; v++) {
-    const i = votes.item[v];
-    if (!attention[i]) continue;
-    const l = votes.listener[v];
-    answered[l]++;
-    if (votes.chosenA[v] === expectedA[i]) correct[l]++;
-  }
+  // ---- exclusions: attention first, then the study's further rules ----
+  const { answered, correct } = attentionCounts(bundle);
+  const rules = [minAttentionScore(minAttention, bundle), ...(options.rules ?? [])];
   let allAnswered = 0;
   let allCorrect = 0;
   const retained = new Uint8Array(nListeners);
@@ -217,10 +213,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     allAnswered += answered[l];
     allCorrect += correct[l];
     const failures: Array<{ reason: string; detail: Record<string, unknown> }> = [];
-    if (answered[l] > 0 && correct[l] / answered[l] < minAttention) {
-      failures.push({ reason: 'attention', detail: { correct: correct[l], answered: answered[l] } });
-    }
-    for (const rule of options.rules ?? []) {
+    for (const rule of rules) {
       const r = rule.evaluate(listeners[l]);
       if (r.outcome === 'not_run') notRunByReason[rule.reason] = (notRunByReason[rule.reason] ?? 0) + 1;
       else if (r.outcome === 'fail') failures.push({ reason: rule.reason, detail: r.detail });
@@ -231,7 +224,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     }
     const [primary] = failures;
     excluded.push({ listener_id: listeners[l], reason: primary.reason, ...primary.detail, reasons: failures.map((f) => f.reason) });
-    excludedByReason[primary.reason] = (excludedByReason[primary.reason] ?? 0) + 1;
+    for (const f of failures) excludedByReason[f.reason] = (excludedByReason[f.reason] ?? 0) + 1;
   }
 
   // ---- the votes everything below uses: retained listeners, non-attention items ----
@@ -284,8 +277,10 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     votes: nUsed,
     krippendorff_alpha: krippendorffAlphaNominal(unitCounts),
     fleiss_kappa: fleissKappa(unitCounts),
+    brennan_prediger_kappa: brennanPredigerKappa(unitCounts),
     mean_pairwise_agreement: meanPairwiseAgreement(itemStart, csrListener, csrLabel, nListeners),
     ...splits,
+    coding: abCoding(bundle),
   };
 
   // ---- human majority: 1 = a, 0 = b, −1 = none ----
@@ -396,6 +391,12 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     });
   }
   return report;
+}
+
+/** The labels of α and κ in words: the chosen caption as items.csv orients it, and how it was oriented. */
+function abCoding(bundle: Bundle): string {
+  const how = bundle.study?.orientation ? `; orientation: ${bundle.study.orientation}` : '';
+  return `label = the chosen caption, a = the item's system_a and b = its system_b in items.csv (not the screen position)${how}`;
 }
 
 function majorityOf(nA: ArrayLike<number>, nTotal: ArrayLike<number>, out = new Int8Array(nA.length)): Int8Array {

@@ -11,7 +11,7 @@ import { importRavdess } from './ravdess';
 import { ImportReport } from './report';
 import { verifyClips } from './verify';
 import { importVctk } from './vctk';
-import { importVoxreasonFile } from './voxreason';
+import { importVoxreasonFile, warnSkippedPlans } from './voxreason';
 
 const USAGE = `Usage: npm run manifest -- <command> [options]   (database: $EARMARK_DATA/earmark.db or --data <dir>)
   import ravdess <dir> [--progress]
@@ -117,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
       case 'import voxreason':
         report = new ImportReport(onFailure);
         for (const file of args.inputs) importVoxreasonFile(db, file, { report });
+        warnSkippedPlans(args.inputs.join(', '), report.counts['plans skipped'] ?? 0, report);
         break;
       case 'import demo':
         report = await importDemo(db, args.inputs[0] ?? 'studies/demo', { onFailure });

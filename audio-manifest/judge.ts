@@ -34,6 +34,8 @@ const CSV_COLUMNS = ['utterance_id', 'system', 'judge', 'run', 'score'] as const
 export interface JudgeOptions extends Partial<JudgeIdentity> {
   onFailure?: (line: string) => void;
   report?: ImportReport;
+  /** The file's text, already read (the study build reads sources asynchronously, within a size cap). */
+  text?: string;
 }
 
 /** system, judge and run from a `<system>__<judge>__<run>.json` file name, the layout the demo uses. */
@@ -49,9 +51,9 @@ export function judgeIdentityFromName(file: string): Partial<JudgeIdentity> {
  */
 export function importJudgeFile(db: Db, file: string, options: JudgeOptions = {}): ImportReport {
   const report = options.report ?? new ImportReport(options.onFailure);
-  const text = report.readInputFile(file);
+  const text = options.text ?? report.readInputFile(file);
   if (text === undefined) return report;
-  const rows = file.toLowerCase().endsWith('.csv') ? csvRows(file, text, report) : jsonRows(db, file, text, options, report);
+  const rows = judgeScoreRows(file, text, options, utteranceResolver(db), report);
   if (!rows) return report;
   const hasUtterance = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM utterances WHERE id = ?');
   const hasCaption = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM captions WHERE utterance_id = ? AND system = ? LIMIT 1');
@@ -75,13 +77,26 @@ export function importJudgeFile(db: Db, file: string, options: JudgeOptions = {}
   return report;
 }
 
-interface ScoreRow extends JudgeIdentity {
+export interface ScoreRow extends JudgeIdentity {
+  /** `file [result N]` (JSON) or `file:line` (CSV). */
   where: string;
   utteranceId: string;
+  /** null: the judge gave no score (0 or an empty cell). */
   score: number | null;
 }
 
-function jsonRows(db: Db, file: string, text: string, options: JudgeOptions, report: ImportReport): ScoreRow[] | undefined {
+/** Finds the utterance a judge output's wav_path names (undefined: none). */
+export type UtteranceResolver = (wavPath: string) => string | undefined;
+
+/**
+ * The rows of one judge file, CSV or judge-output JSON, without touching the manifest: JSON rows
+ * name clips by wav_path, which `resolveUtterance` maps to utterances. Problems go to the report.
+ */
+export function judgeScoreRows(file: string, text: string, options: JudgeOptions, resolveUtterance: UtteranceResolver, report: ImportReport): ScoreRow[] | undefined {
+  return file.toLowerCase().endsWith('.csv') ? csvRows(file, text, report) : jsonRows(file, text, options, resolveUtterance, report);
+}
+
+function jsonRows(file: string, text: string, options: JudgeOptions, resolveUtterance: UtteranceResolver, report: ImportReport): ScoreRow[] | undefined {
   const identity = JudgeIdentity.safeParse({ ...judgeIdentityFromName(file), ...definedOnly(options) });
   if (!identity.success) {
     report.fail(file, `${describeIssue(identity.error)} (give --system, --judge and --run, or name the file <system>__<judge>__<run>.json)`);
@@ -96,7 +111,6 @@ function jsonRows(db: Db, file: string, text: string, options: JudgeOptions, rep
     report.fail(file, `not a judge output file: ${(error as Error).message}`);
     return undefined;
   }
-  const resolveUtterance = utteranceResolver(db);
   const rows: ScoreRow[] = [];
   output.individual_results.forEach((raw, index) => {
     const where = `${file} [result ${index}]`;
@@ -127,22 +141,22 @@ function definedOnly(options: JudgeOptions): Partial<JudgeIdentity> {
  * (<source>/<relative_audio_path>) found at the end of the path, since judge runs may have been made
  * on another machine with another prefix.
  */
-function utteranceResolver(db: Db): (wavPath: string) => string | undefined {
+function utteranceResolver(db: Db): UtteranceResolver {
   const exact = db.prepare<[string], { utterance_id: string }>('SELECT utterance_id FROM utterance_paths WHERE wav_path = ?');
   let byIdentity: Set<string> | undefined;
-  return (wavPath) => {
-    const hit = exact.get(wavPath);
-    if (hit) return hit.utterance_id;
-    byIdentity ??= new Set(
-      (db.prepare("SELECT id FROM utterances WHERE corpus = 'metaset'").all() as { id: string }[]).map((r) => r.id),
-    );
-    const segments = wavPath.split(/[\\/]/).filter(Boolean);
-    for (let i = 0; i < segments.length - 1; i++) {
-      const id = `metaset:${segments.slice(i).join('/')}`;
-      if (byIdentity.has(id)) return id;
-    }
-    return undefined;
-  };
+  return (wavPath) =>
+    exact.get(wavPath)?.utterance_id ??
+    metasetIdentity(wavPath, (byIdentity ??= new Set((db.prepare("SELECT id FROM utterances WHERE corpus = 'metaset'").all() as { id: string }[]).map((r) => r.id))));
+}
+
+/** The MetaSet utterance (<source>/<relative_audio_path>) found at the end of a wav_path, among `known`. */
+export function metasetIdentity(wavPath: string, known: ReadonlySet<string>): string | undefined {
+  const segments = wavPath.split(/[\\/]/).filter(Boolean);
+  for (let i = 0; i < segments.length - 1; i++) {
+    const id = `metaset:${segments.slice(i).join('/')}`;
+    if (known.has(id)) return id;
+  }
+  return undefined;
 }
 
 function csvRows(file: string, text: string, report: ImportReport): ScoreRow[] | undefined {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Db } from '../server/db/open';
@@ -23,7 +23,7 @@ const GeneratedCaption = z.looseObject({
   generated_caption: z.string().trim().min(1, 'is empty'),
 });
 
-const MetasetRecord = z.object({
+export const MetasetRecord = z.object({
   wav_path: z.string().min(1),
   status: z.string().optional(),
   generated_captions: z.record(z.string(), GeneratedCaption).check((ctx) => {
@@ -37,7 +37,7 @@ const MetasetRecord = z.object({
     transcription: z.string().optional(),
   }),
 });
-type MetasetRecord = z.infer<typeof MetasetRecord>;
+export type MetasetRecord = z.infer<typeof MetasetRecord>;
 
 // Reference-row fields kept as utterance labels (what attention checks and analysts may use).
 const LABEL_FIELDS = [
@@ -52,6 +52,8 @@ export interface MetasetOptions extends CorpusImportOptions {
   audioRoot?: string;
   /** Add to an existing report (importing several files as one run). */
   report?: ImportReport;
+  /** The file's text, already read (the study build reads sources asynchronously, within a size cap). */
+  text?: string;
 }
 
 /** Formats the first zod issue as "field: problem" so the line names what is wrong. */
@@ -73,7 +75,7 @@ export async function importMetasetFile(db: Db, file: string, options: MetasetOp
   const report = options.report ?? new ImportReport(options.onFailure);
   let records: unknown[];
   try {
-    const parsed = z.array(z.unknown(), 'expected a JSON array of caption records').safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    const parsed = z.array(z.unknown(), 'expected a JSON array of caption records').safeParse(JSON.parse(options.text ?? readFileSync(file, 'utf8')));
     if (!parsed.success) throw new Error(describeIssue(parsed.error));
     records = parsed.data;
   } catch (error) {
@@ -105,7 +107,7 @@ export async function importMetasetFile(db: Db, file: string, options: MetasetOp
     if (audioRoot) {
       const found = locateAudio(audioRoot, realRoot!, [rel, `${source}/${rel}`]);
       if (found.refused) {
-        report.fail(where, `metadata.relative_audio_path ${JSON.stringify(rel)} points outside --audio-root; record refused`);
+        report.fail(where, `metadata.relative_audio_path ${JSON.stringify(rel)} ${found.refused}; record refused`);
         return;
       }
       const id = metasetUtteranceId(source, rel);
@@ -125,18 +127,16 @@ export async function importMetasetFile(db: Db, file: string, options: MetasetOp
     for (const { record, id } of accepted) {
       upsertUtterance.run(id, record.metadata.transcription?.trim() || null, JSON.stringify(pickLabels(record.metadata)));
       rememberPath.run(record.wav_path, id);
-      for (const [key, value] of Object.entries(record.metadata)) {
-        if (TASK_KEY.test(key) && typeof value === 'string' && value.trim() !== '') {
-          upsertCaption.run(id, 'oracle', key, value.trim());
-          report.count('oracle captions');
-        }
+      for (const caption of oracleCaptions(record)) {
+        upsertCaption.run(id, caption.system, caption.task, caption.text);
+        report.count('oracle captions');
       }
-      if (record.status !== undefined && record.status !== 'success') {
+      if (!succeeded(record)) {
         report.fail(`${file} [${id}]`, `status is ${JSON.stringify(record.status)}; ${options.system}'s captions skipped`);
         continue;
       }
-      for (const [task, caption] of Object.entries(record.generated_captions)) {
-        upsertCaption.run(id, options.system, task, caption.generated_caption.trim());
+      for (const caption of systemCaptions(record, options.system)) {
+        upsertCaption.run(id, caption.system, caption.task, caption.text);
         report.count('captions');
       }
     }
@@ -146,22 +146,46 @@ export async function importMetasetFile(db: Db, file: string, options: MetasetOp
   return report;
 }
 
-function pickLabels(metadata: Record<string, unknown>): Record<string, unknown> {
+export interface RecordCaption {
+  system: string;
+  task: string;
+  text: string;
+}
+
+/** The reference (oracle) captions a record carries in its metadata, one per caption task. */
+export function oracleCaptions(record: MetasetRecord): RecordCaption[] {
+  return Object.entries(record.metadata)
+    .filter((e): e is [string, string] => TASK_KEY.test(e[0]) && typeof e[1] === 'string' && e[1].trim() !== '')
+    .map(([task, text]) => ({ system: 'oracle', task, text: text.trim() }));
+}
+
+/** A record the system failed on carries no captions of that system. */
+export const succeeded = (record: MetasetRecord): boolean => record.status === undefined || record.status === 'success';
+
+export function systemCaptions(record: MetasetRecord, system: string): RecordCaption[] {
+  return Object.entries(record.generated_captions).map(([task, caption]) => ({ system, task, text: caption.generated_caption.trim() }));
+}
+
+export function pickLabels(metadata: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(LABEL_FIELDS.filter((k) => metadata[k] !== undefined).map((k) => [k, metadata[k]]));
 }
 
+const OUTSIDE = 'points outside --audio-root';
+
 /** First candidate that exists under root; refused if any candidate escapes root (by path or symlink). */
-function locateAudio(root: string, realRoot: string, paths: string[]): { file?: string; refused?: true } {
+export function locateAudio(root: string, realRoot: string, paths: string[]): { file?: string; refused?: string } {
   const inside = (base: string, target: string): boolean => {
     const rel = relative(base, target);
     return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
   };
   for (const path of paths) {
-    if (isAbsolute(path)) return { refused: true };
+    if (isAbsolute(path)) return { refused: OUTSIDE };
     const full = resolve(root, path);
-    if (!inside(root, full)) return { refused: true };
+    if (!inside(root, full)) return { refused: OUTSIDE };
     if (!existsSync(full)) continue;
-    if (!inside(realRoot, realpathSync(full))) return { refused: true };
+    if (!inside(realRoot, realpathSync(full))) return { refused: OUTSIDE };
+    // A FIFO or device named like audio would hang or flood the decoder: refuse it unopened.
+    if (!statSync(full).isFile()) return { refused: 'is not a regular file' };
     return { file: full };
   }
   return {};

@@ -66,6 +66,12 @@ export interface CorpusImportOptions {
 /** Imports a RAVDESS folder laid out as Actor_XX/MM-VV-EE-II-SS-RR-AA.wav. */
 export async function importRavdess(db: Db, dir: string, options: CorpusImportOptions = {}): Promise<ImportReport> {
   const report = new ImportReport(options.onFailure);
+  await importClips(db, ravdessCandidates(dir, report), { report, progress: options.progress });
+  return report;
+}
+
+/** The clips of a RAVDESS folder with their labels, read from the file names (nothing is decoded). */
+export function ravdessCandidates(dir: string, report: ImportReport): ClipCandidate[] {
   const root = resolve(dir);
   const candidates: ClipCandidate[] = [];
   for (const file of walkFiles(root, report, (name) => name.toLowerCase().endsWith('.wav'))) {
@@ -86,6 +92,5 @@ export async function importRavdess(db: Db, dir: string, options: CorpusImportOp
       utterance: { id: `ravdess:${stem}`, corpus: 'ravdess', transcript: labels.statement, labels },
     });
   }
-  await importClips(db, candidates, { report, progress: options.progress });
-  return report;
+  return candidates;
 }

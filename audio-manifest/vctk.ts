@@ -66,6 +66,12 @@ export interface VctkOptions extends CorpusImportOptions {
 /** Imports a VCTK folder in the 0.92 (wav48_silence_trimmed/*.flac) or 0.80 (wav48/*.wav) layout. */
 export async function importVctk(db: Db, dir: string, options: VctkOptions = {}): Promise<ImportReport> {
   const report = new ImportReport(options.onFailure);
+  await importClips(db, vctkCandidates(dir, options, report), { report, progress: options.progress });
+  return report;
+}
+
+/** The clips of a VCTK folder with their speaker labels and transcripts (nothing is decoded). */
+export function vctkCandidates(dir: string, options: Omit<VctkOptions, keyof CorpusImportOptions>, report: ImportReport): ClipCandidate[] {
   const root = resolve(dir);
   const mic = options.mic ?? 1;
   const layout = options.layout ?? 'auto';
@@ -74,7 +80,7 @@ export async function importVctk(db: Db, dir: string, options: VctkOptions = {})
   const audioDir = join(root, use092 ? 'wav48_silence_trimmed' : 'wav48');
   if (!existsSync(audioDir)) {
     report.fail(root, `no ${use092 ? 'wav48_silence_trimmed' : 'wav48'} folder (is this a VCTK ${use092 ? '0.92' : '0.80'} folder?)`);
-    return report;
+    return [];
   }
   const infoFile = join(root, 'speaker-info.txt');
   let speakers = new Map<string, VctkSpeaker>();
@@ -112,6 +118,5 @@ export async function importVctk(db: Db, dir: string, options: VctkOptions = {})
       utterance: { id: `vctk:${utterance}`, corpus: 'vctk', transcript, labels },
     });
   }
-  await importClips(db, candidates, { report, progress: options.progress });
-  return report;
+  return candidates;
 }

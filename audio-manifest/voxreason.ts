@@ -60,15 +60,67 @@ export function counterfactualSystem(caseId: string, editId: string): string {
 export interface VoxreasonOptions {
   onFailure?: (line: string) => void;
   report?: ImportReport;
+  /** The file's text, already read (the study build reads sources asynchronously, within a size cap). */
+  text?: string;
+}
+
+export interface VoxreasonCase {
+  /** `file:line` */
+  where: string;
+  caseId: string;
+  utteranceId: string;
+  audioSha256: string | undefined;
+  /** The gold plan's description (system voxreason-gold) and each counterfactual's, under task delivery_plan. */
+  captions: { system: string; text: string }[];
+}
+
+/** The cases of a VoxReason JSONL text, without touching the manifest; problems go to the report. */
+export function parseVoxreasonCases(file: string, text: string, report: ImportReport): VoxreasonCase[] {
+  const cases: VoxreasonCase[] = [];
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === '') return;
+    const where = `${file}:${index + 1}`;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      report.fail(where, 'not valid JSON (a VoxReason cases file has one JSON object per line)');
+      return;
+    }
+    const parsed = VoxCase.safeParse(raw);
+    if (!parsed.success) {
+      report.fail(where, describeIssue(parsed.error));
+      return;
+    }
+    const vox = parsed.data;
+    cases.push({
+      where,
+      caseId: vox.case_id,
+      utteranceId: `ravdess:${vox.metadata.source_record_id}`,
+      audioSha256: vox.metadata.context_audio_sha256,
+      captions: [
+        { system: GOLD_SYSTEM, text: describePlan(vox.gold_plan) },
+        ...vox.counterfactuals.map((cf) => ({ system: counterfactualSystem(vox.case_id, cf.edit_id), text: describePlan({ ...vox.gold_plan, ...cf.expected_plan_delta }) })),
+      ],
+    });
+  });
+  return cases;
+}
+
+/** One warning for all the plans whose clip the manifest (or the study) lacks: a corpus subset is normal. */
+export function warnSkippedPlans(file: string, skipped: number, report: ImportReport): void {
+  if (skipped > 0) report.warn(file, `${skipped} plan${skipped === 1 ? '' : 's'} skipped: clip not in the manifest`);
 }
 
 /**
  * Imports VoxReason cases (JSONL): each case's gold plan and counterfactual plans become captions
  * (systems voxreason-gold and voxreason-cf:<edit>) of the RAVDESS utterance the case was built from.
+ * Cases whose clip was not imported (a corpus subset) are skipped and counted ('plans skipped'),
+ * for the caller to warn about once however many files it imports.
  */
 export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOptions = {}): ImportReport {
   const report = options.report ?? new ImportReport(options.onFailure);
-  const text = report.readInputFile(file);
+  const text = options.text ?? report.readInputFile(file);
   if (text === undefined) return report;
   const utterance = db.prepare<[string], { clip_id: string | null; sha256: string | null }>(
     'SELECT u.clip_id, c.sha256 FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id WHERE u.id = ?',
@@ -76,40 +128,22 @@ export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOpti
   const upsertCaption = db.prepare(`
     INSERT INTO captions (utterance_id, system, task, text) VALUES (?, ?, ?, ?)
     ON CONFLICT (utterance_id, system, task) DO UPDATE SET text = excluded.text`);
+  let skipped = 0;
   db.transaction(() => {
-    text.split(/\r?\n/).forEach((line, index) => {
-      if (line.trim() === '') return;
-      const where = `${file}:${index + 1}`;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch {
-        report.fail(where, 'not valid JSON');
-        return;
-      }
-      const parsed = VoxCase.safeParse(raw);
-      if (!parsed.success) {
-        report.fail(where, describeIssue(parsed.error));
-        return;
-      }
-      const vox = parsed.data;
-      const utteranceId = `ravdess:${vox.metadata.source_record_id}`;
-      const linked = utterance.get(utteranceId);
+    for (const vox of parseVoxreasonCases(file, text, report)) {
+      const linked = utterance.get(vox.utteranceId);
       if (!linked) {
-        report.fail(where, `case ${vox.case_id}: RAVDESS utterance ${vox.metadata.source_record_id} is not imported (import ravdess first)`);
-        return;
+        skipped++;
+        continue;
       }
-      if (vox.metadata.context_audio_sha256 && linked.sha256 && linked.sha256 !== vox.metadata.context_audio_sha256) {
-        report.warn(where, `case ${vox.case_id}: the imported audio differs from the file VoxReason labelled (sha256 mismatch)`);
+      if (vox.audioSha256 && linked.sha256 && linked.sha256 !== vox.audioSha256) {
+        report.warn(vox.where, `case ${vox.caseId}: the imported audio differs from the file VoxReason labelled (sha256 mismatch)`);
       }
-      upsertCaption.run(utteranceId, GOLD_SYSTEM, PLAN_TASK, describePlan(vox.gold_plan));
-      for (const cf of vox.counterfactuals) {
-        const plan = { ...vox.gold_plan, ...cf.expected_plan_delta };
-        upsertCaption.run(utteranceId, counterfactualSystem(vox.case_id, cf.edit_id), PLAN_TASK, describePlan(plan));
-      }
+      for (const caption of vox.captions) upsertCaption.run(vox.utteranceId, caption.system, PLAN_TASK, caption.text);
       report.count('cases');
-      report.count('captions', 1 + vox.counterfactuals.length);
-    });
+      report.count('captions', vox.captions.length);
+    }
   })();
+  if (skipped > 0) report.count('plans skipped', skipped);
   return report;
 }

@@ -99,6 +99,14 @@ test('a listener completes the demo study with the keyboard only; the database a
     const [itemsHeader, ...items] = parseCsv(readFileSync(join(out, 'items.csv'), 'utf8')).filter((r) => r.join('') !== '');
     expect(itemsHeader).toEqual(['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected']);
     expect(new Set(items.map((r) => r[0]))).toEqual(new Set(analysed.map((v) => v.item_id)));
+    // The link's PROLIFIC_PID sits in listeners.csv beside the listener's votes (same listener_id); junk is not kept.
+    const [listenersHeader, ...listeners] = parseCsv(readFileSync(join(out, 'listeners.csv'), 'utf8')).filter((r) => r.join('') !== '');
+    expect(listenersHeader.slice(0, 7)).toEqual(['listener_id', 'started_at', 'completed_at', 'screening', 'PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID']);
+    expect(listeners).toHaveLength(1);
+    expect(listeners[0].slice(4, 7)).toEqual(['p-123', 's-9', '']);
+    expect(new Set(rows.map((r) => r[1]))).toEqual(new Set([listeners[0][0]]));
+    expect(listeners[0][2]).not.toBe('');
+    expect(JSON.parse(readFileSync(join(out, 'study.json'), 'utf8'))).toMatchObject({ study: server.study, minAttention: 0.75 });
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

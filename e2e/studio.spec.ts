@@ -1,12 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { expect, test, type Download, type Page } from '@playwright/test';
-import { readBundle } from '../analysis/bundle';
-import { analyze } from '../analysis/report';
 import { answerByKeyboard, currentTrial, screeningByKeyboard, startByKeyboard } from './support/listener';
 import { startServer, type E2eServer } from './support/server';
 
@@ -44,15 +42,8 @@ async function answer(page: Page, pid: string, n: number): Promise<void> {
   await answerByKeyboard(page, item.expected === null ? (((n % 2) + 1) as 1 | 2) : item.expected === item.first ? 1 : 2);
 }
 
-/** A listener in their own browser context: welcome, headphone check, then `trials` answers. */
-async function listener(page: Page, link: string, pid: string, trials: number): Promise<void> {
-  await startByKeyboard(page, `${link}?PROLIFIC_PID=${pid}`);
-  await screeningByKeyboard(page);
-  for (let n = 0; n < trials; n++) await answer(page, pid, n);
-}
-
-test('a researcher builds a MetaSet study from uploaded files, previews, opens and watches it; the dashboard and the export agree with the database', async ({ page, browser }, info) => {
-  test.setTimeout(150_000);
+/** A fresh server (no screening) and the studio signed in with a new researcher token; page errors are collected. */
+async function signedInStudio(page: Page): Promise<{ problems: string[]; token: string }> {
   server = await startServer({ screening: 'none' });
   const token = execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/admin.ts', 'token', 'create', '--role', 'researcher', '--data', server.dataDir], {
     cwd: root,
@@ -63,13 +54,28 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
     .at(-1)!;
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
-  await page.setViewportSize({ width: 1280, height: 900 });
-
-  // Sign in and create the study from the MetaSet template.
   await page.goto(`${server.url}/studio`);
   await page.getByLabel('Access token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  return { problems, token };
+}
+
+/** A listener in their own browser context: welcome, headphone check, then `trials` answers. */
+async function listener(page: Page, link: string, pid: string, trials: number): Promise<void> {
+  await startByKeyboard(page, `${link}?PROLIFIC_PID=${pid}`);
+  await screeningByKeyboard(page);
+  for (let n = 0; n < trials; n++) await answer(page, pid, n);
+}
+
+test('a researcher builds a MetaSet study from uploaded files, previews, opens and watches it; the dashboard and the export agree with the database', async ({ page, browser }, info) => {
+  test.setTimeout(150_000);
+  const { problems, token } = await signedInStudio(page);
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // Create the study from the MetaSet template.
   await expect(page.getByTestId('study-list')).toContainText('e2e-study');
+  // The token stays out of this origin's storage: the server keeps it in an HttpOnly cookie.
+  expect(await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }) + document.cookie)).not.toContain(token.split('.')[1]);
   await page.getByLabel('Study name').fill(STUDY);
   await page.getByLabel('Start from a template').selectOption('metaset-caption-preference');
   await page.getByRole('button', { name: 'Create study' }).click();
@@ -80,7 +86,7 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
   await page.getByLabel('caption files').setInputFiles(files('captions'));
   await expect(page.getByTestId('caption-files')).toHaveText('lyra.json, parrot-7b.json, sonnet-cap.json, whisper-style.json');
   await page.getByLabel('judge files').setInputFiles(files('judges'));
-  await expect(page.getByTestId('judge-files')).toContainText('whisper-style__judge-beta__run2.json');
+  await expect(page.getByTestId('judge-files')).toContainText('whisper-style__judge-beta__run2.json', { timeout: 20_000 });
   await page.getByLabel('audio root').fill(join(DEMO, 'audio'));
   await page.getByRole('button', { name: 'Use uploaded files as sources' }).click();
   const yaml = page.getByLabel('study.yaml');
@@ -154,15 +160,41 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
     `${count("SELECT count(*) AS n FROM listeners WHERE study_id = ? AND json_extract(screening, '$.passed') = 1")} passed`,
   );
 
-  // Export the bundle through the UI; its analysis runs and sees the same votes.
+  // The participants table: each Prolific id with its progress, attention and the completion code shown.
+  const participants = page.getByTestId('participants');
+  for (const pid of ['pa', 'pb']) {
+    const row = participants.locator(`tr[data-participant="${pid}"]`);
+    await expect(row).toContainText('8/8', { timeout: 15_000 });
+    await expect(row).toContainText('E2E-DONE');
+    await expect(row).toContainText('APPROVE');
+  }
+
+  // The approve/reject CSV lists both ids with APPROVE and our listener ids.
   const downloads: Download[] = [];
   page.on('download', (d) => downloads.push(d));
+  await page.getByRole('button', { name: 'Approve/reject CSV' }).click();
+  await expect.poll(() => downloads.length).toBe(1);
+  expect(downloads[0].suggestedFilename()).toBe(`${STUDY}-approvals.csv`);
+  const approvals = readFileSync((await downloads[0].path())!, 'utf8').trim().split('\r\n');
+  expect(approvals[0]).toBe('participant_id,decision,reason,rejection_category,listener_id,completion_code');
+  const listeners = new Database(join(server.dataDir, 'earmark.db'), { readonly: true });
+  const listenerOf = listeners.prepare<[string], { id: string }>("SELECT id FROM listeners WHERE json_extract(external, '$.PROLIFIC_PID') = ?");
+  for (const pid of ['pa', 'pb']) {
+    expect(approvals).toContain(`${pid},APPROVE,completed 8 of 8 trials; attention checks 2/2 right,,${listenerOf.get(pid)!.id},E2E-DONE`);
+  }
+  listeners.close();
+
+  // Export the bundle through the UI: one zip that `npm run analyze` reads as it is, with the same votes.
   await page.getByRole('button', { name: 'Export bundle' }).click();
-  await expect.poll(() => downloads.length).toBe(3);
+  await expect.poll(() => downloads.length).toBe(2);
+  expect(downloads[1].suggestedFilename()).toBe(`${STUDY}-bundle.zip`);
   const dir = mkdtempSync(join(tmpdir(), 'earmark-e2e-bundle-'));
   try {
-    for (const d of downloads) await d.saveAs(join(dir, d.suggestedFilename().replace(`${STUDY}-`, '')));
-    const report = analyze(await readBundle(dir));
+    const zip = join(dir, downloads[1].suggestedFilename());
+    await downloads[1].saveAs(zip);
+    const out = join(dir, 'report.json');
+    execFileSync('npm', ['run', '--silent', 'analyze', '--', zip, '--format', 'json', '--out', out], { cwd: root, encoding: 'utf8' });
+    const report = JSON.parse(readFileSync(out, 'utf8'));
     expect(report.listeners.total).toBe(2);
     expect(report.listeners.attention_pass_rate).toBe(1);
     expect(report.reliability.votes).toBe(votes - answered);
@@ -182,3 +214,64 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test('one home for studies: drafts survive a reload, an upload never replaces a file unasked, refuses what it cannot read, and is undone', async ({ page }) => {
+  test.setTimeout(90_000);
+  const { problems } = await signedInStudio(page);
+
+  // The new-study form keeps what was typed across a reload.
+  await page.getByLabel('Study name').fill('home-e2e');
+  await page.getByLabel('Start from a template').selectOption('metaset-caption-preference');
+  await page.reload();
+  await expect(page.getByTestId('draft-restored')).toBeVisible();
+  await expect(page.getByLabel('Study name')).toHaveValue('home-e2e');
+  await expect(page.getByRole('textbox', { name: 'study.yaml' })).toHaveValue(/kind: metaset/);
+  await page.getByRole('button', { name: 'Create study' }).click();
+  await page.waitForURL('**/studio/home-e2e');
+
+  // Unsaved edits come back after a reload, and go once saved.
+  const yaml = page.getByLabel('study.yaml');
+  const saved = await yaml.inputValue();
+  await yaml.fill(`${saved}# a note written before the tab was closed\n`);
+  await page.reload();
+  await expect(page.getByTestId('draft-restored')).toContainText('Your unsaved edits');
+  await expect(yaml).toHaveValue(/# a note written before the tab was closed\n$/);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(page.getByTestId('draft-restored')).toHaveCount(0);
+  await page.reload();
+  await expect(yaml).toHaveValue(/# a note written before the tab was closed\n$/);
+  await expect(page.getByTestId('draft-restored')).toHaveCount(0);
+
+  // The same file again: the studio asks; declined, nothing changes; accepted, it replaces.
+  const lyra = join(DEMO, 'captions', 'lyra.json');
+  await page.getByLabel('caption files').setInputFiles(lyra);
+  await expect(page.getByTestId('caption-files')).toHaveText('lyra.json');
+  await expect(page.getByRole('button', { name: 'Undo upload captions/lyra.json' })).toBeVisible();
+  const asked: string[] = [];
+  page.once('dialog', (d) => (asked.push(d.message()), void d.dismiss()));
+  await page.getByLabel('caption files').setInputFiles([]);
+  await page.getByLabel('caption files').setInputFiles(lyra);
+  await expect.poll(() => asked).toEqual(['captions/lyra.json is already uploaded. Replace it? (Undo brings the old one back.)']);
+  await expect(page.getByRole('button', { name: 'Undo upload captions/lyra.json' })).toBeVisible();
+  page.once('dialog', (d) => void d.accept());
+  await page.getByLabel('caption files').setInputFiles([]);
+  await page.getByLabel('caption files').setInputFiles(lyra);
+  await page.getByRole('button', { name: 'Undo replace captions/lyra.json' }).click();
+  await page.getByRole('button', { name: 'Undo upload captions/lyra.json' }).click();
+  await expect(page.getByTestId('caption-files')).toHaveText('none yet');
+
+  // A file that is not text is refused with the reason; the good one beside it is taken.
+  await page.getByLabel('caption files').setInputFiles([
+    { name: 'sheet.json', mimeType: 'application/json', buffer: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xff, 0xfe, 0x00, 0x10]) },
+    { name: 'lyra.json', mimeType: 'application/json', buffer: readFileSync(lyra) },
+  ]);
+  await expect(page.getByTestId('upload-refused')).toContainText('captions/sheet.json is not UTF-8 text (line 1 holds a byte that is not)');
+  await expect(page.getByTestId('caption-files')).toHaveText('lyra.json');
+
+  // The study, not built yet, is in the studio's list and in `npm run study -- list`.
+  await page.goto(`${server.url}/studio`);
+  await expect(page.getByTestId('study-list').locator('tr', { hasText: 'home-e2e' })).toContainText('not built');
+  const listed = execFileSync(process.execPath, ['--import', 'tsx', 'studies/cli.ts', 'list', '--data', server.dataDir], { cwd: root, encoding: 'utf8' });
+  expect(listed).toContain(`home-e2e\tnot built\t\t${join(server.dataDir, 'studies', 'home-e2e')}`);
+  expect(problems).toEqual([]);
+});

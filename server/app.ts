@@ -1,8 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { databaseFile, type Config } from './config';
 import { audioPlugin } from './plugins/audio';
 import { authPlugin } from './plugins/auth';
+import { connectionsPlugin, defaultConnectionLimits, serverTimeouts, type ConnectionLimits } from './plugins/connections';
 import { dbPlugin } from './plugins/db';
 import { clientError, defaultRateLimits, frameworkError, securityPlugin, type RateLimits } from './plugins/security';
 import { clientRoutes } from './routes/client';
@@ -16,15 +17,33 @@ export interface AppOptions {
   /** Built client to serve (dist/client); omitted: API and media only. */
   clientDir?: string;
   rateLimits?: Partial<RateLimits>;
+  connectionLimits?: Partial<ConnectionLimits>;
+  /** Where log lines go (default stdout); tests read them here. */
+  logStream?: { write(line: string): void };
 }
+
+/** Query parameters that are credentials: never written to a log line. */
+const SECRET_QUERY = /([?&](?:ticket|token)=)[^&#]*/gi;
+
+/** A request as a log line shows it: no headers (they carry tokens), secrets in the URL blanked. */
+const requestForLog = (request: FastifyRequest) => ({
+  method: request.method,
+  url: request.url.replace(SECRET_QUERY, '$1[redacted]'),
+  remoteAddress: request.ip,
+});
 
 /** The whole server as a Fastify instance (not listening yet); main.ts, tests and bench build it here. */
 export async function buildApp(
-  config: Pick<Config, 'dataDir' | 'synchronous' | 'logLevel'>,
+  config: Pick<Config, 'dataDir' | 'synchronous' | 'logLevel'> & Partial<Pick<Config, 'corpora' | 'requestLog' | 'trustProxy'>>,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
+  const connectionLimits = { ...defaultConnectionLimits, ...options.connectionLimits };
+  const trustProxy = config.trustProxy ?? false;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, serializers: { req: requestForLog }, ...(options.logStream ? { stream: options.logStream } : {}) },
+    logController: new LogController({ disableRequestLogging: !config.requestLog }),
+    trustProxy,
+    ...serverTimeouts(connectionLimits),
     // Votes and session starts are a few hundred bytes; nothing the API takes is bigger.
     bodyLimit: 16 * 1024,
     forceCloseConnections: 'idle',
@@ -34,14 +53,16 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  await app.register(securityPlugin, { rateLimits: { ...defaultRateLimits, ...options.rateLimits } });
+  await app.register(connectionsPlugin, { limits: connectionLimits, behindProxy: trustProxy !== false });
+  const rateLimits = { ...defaultRateLimits, ...options.rateLimits };
+  await app.register(securityPlugin, { rateLimits });
   await app.register(dbPlugin, { file: databaseFile(config), synchronous: config.synchronous });
-  await app.register(authPlugin);
+  await app.register(authPlugin, { rateLimits });
   await app.register(audioPlugin);
 
   await app.register(listenerRoutes);
-  await app.register(studioRoutes);
-  await app.register(studioStudyRoutes, { dataDir: config.dataDir });
+  await app.register(studioRoutes, { dataDir: config.dataDir });
+  await app.register(studioStudyRoutes, { dataDir: config.dataDir, corpora: config.corpora });
   await app.register(reportRoutes);
   await app.register(mediaRoutes);
   if (options.clientDir) await app.register(clientRoutes, { root: options.clientDir });

@@ -1,18 +1,54 @@
-import { bundleTexts, writeBundle, type BundleToWrite } from '../analysis/bundle';
+import { buildBundle, bundleTexts, writeBundle, type Bundle, type BundleTexts, type BundleToWrite } from '../analysis/bundle';
+import type { StudySettings } from '../analysis/study-settings';
 import type { ExportRows } from './store/export';
 
 // What a vote records beyond the spec's four columns, written after them.
 const EXTRA_VOTE_COLUMNS = [
   'position', 'play_count', 'seconds_listened', 'heard_to_end', 'hidden_ms', 'response_ms', 'client_ts', 'server_ts', 'vote_id',
 ] as const;
+// listeners.csv after the study's link parameters: the completion code the listener was shown.
+const MORE_LISTENER_COLUMNS = ['completion_code'] as const;
+
+/** study.json: the settings and rules the analysis applies, as the study defines them (analysis-spec §1). */
+function studySettings(rows: ExportRows, exportedAt: string): StudySettings {
+  const { definition } = rows;
+  const e = definition.exclusion;
+  return {
+    study: rows.studyId,
+    exportedAt,
+    minAttention: e.minAttention,
+    splitThreshold: definition.analysis.splitThreshold,
+    rules: {
+      ...(e.minMedianResponseMs !== undefined && { fast: { minMedianResponseMs: e.minMedianResponseMs } }),
+      ...(e.maxListeningViolations !== undefined && { listening: { maxListeningViolations: e.maxListeningViolations, requirement: definition.listening } }),
+      ...(e.maxHiddenMs !== undefined && { hidden: { maxHiddenMs: e.maxHiddenMs } }),
+      // A study that never screens has nothing to exclude on.
+      ...(e.excludeFailedScreening && definition.screening.kind !== 'none' && { screening: { excludeFailedScreening: true as const } }),
+    },
+    linkParameters: definition.linkParameters,
+    orientation: definition.items.mode === 'sample'
+      ? `a seeded coin per item (seed ${definition.seed}), balanced so each system is a in half of its items (±1)`
+      : 'as the study lists its items (systemA = a)',
+  };
+}
 
 /** A study's export rows in the analysis module's bundle shape (the one CSV writer). */
-function toBundle(rows: ExportRows): BundleToWrite {
+function toBundle(rows: ExportRows, exportedAt = new Date().toISOString()): BundleToWrite {
+  const links = rows.definition.linkParameters;
   return {
     items: rows.items.map((i) => ({ ...i, attention: i.attention === 1 })),
     votes: rows.votes.map(({ item_id, listener_id, first, chosen, ...extra }) => ({ item_id, listener_id, first, chosen, extra })),
     judgeScores: rows.judgeScores,
     extraVoteColumns: EXTRA_VOTE_COLUMNS,
+    listeners: rows.listeners.map((l) => ({
+      listener_id: l.listener_id,
+      started_at: l.started_at,
+      completed_at: l.completed_at,
+      screening: l.screening,
+      more: { ...Object.fromEntries(links.map((p) => [p, l.external[p] ?? ''])), completion_code: l.completion_code },
+    })),
+    extraListenerColumns: [...links, ...MORE_LISTENER_COLUMNS],
+    study: studySettings(rows, exportedAt),
   };
 }
 
@@ -21,7 +57,12 @@ export function writeStudyBundle(dir: string, rows: ExportRows): Promise<void> {
   return writeBundle(dir, toBundle(rows));
 }
 
-/** The bundle as text, for the export endpoint. */
-export function bundleFiles(rows: ExportRows): ReturnType<typeof bundleTexts> {
-  return bundleTexts(toBundle(rows));
+/** The bundle as text, for the export endpoint; a study's export always has listeners.csv and study.json. */
+export function bundleFiles(rows: ExportRows): Required<BundleTexts> {
+  return bundleTexts(toBundle(rows)) as Required<BundleTexts>;
+}
+
+/** The bundle the export would write, in memory, for the live report (analysis-spec §1: same moment, same JSON). */
+export function liveBundle(rows: ExportRows): Bundle {
+  return buildBundle(toBundle(rows));
 }

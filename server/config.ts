@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { corporaList } from '../studies/roots';
 import type { Synchronous } from './db/open';
 
 /** Server configuration: flags override environment variables, which override defaults. */
@@ -11,6 +12,16 @@ export const ConfigSchema = z.object({
   /** Load the bundled demo study on start (the embedded default). */
   demo: z.boolean(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  /** Corpus folders study sources may read from, besides studies/ and the data dir's uploads (studies/roots.ts). */
+  corpora: z.array(z.string()),
+  /** One log line per request (off by default: they bury the start banner and every warning). */
+  requestLog: z.boolean(),
+  /**
+   * Which reverse proxies to believe about the client's address and protocol (X-Forwarded-For,
+   * X-Forwarded-Proto): false (none, the default), true (any), or comma-separated addresses/CIDRs.
+   * Behind Caddy or nginx this must name the proxy, or every listener shares its address.
+   */
+  trustProxy: z.union([z.boolean(), z.string().min(1)]),
 });
 export type Config = z.infer<typeof ConfigSchema> & { synchronous: Synchronous };
 
@@ -30,10 +41,18 @@ export function configFromEnv(argv: string[] = process.argv.slice(2), env = proc
     synchronous: (flag('synchronous') ?? env.EARMARK_SYNCHRONOUS ?? 'FULL').toUpperCase(),
     demo: !argv.includes('--no-demo') && env.EARMARK_DEMO !== '0',
     logLevel: flag('log-level') ?? env.EARMARK_LOG_LEVEL ?? 'info',
+    corpora: corporaList(flag('corpora') ?? env.EARMARK_CORPORA),
+    requestLog: argv.includes('--request-log') || env.EARMARK_REQUEST_LOG === '1',
+    trustProxy: trustProxySetting(flag('trust-proxy') ?? env.EARMARK_TRUST_PROXY),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`Invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
   }
   return parsed.data as Config;
+}
+
+function trustProxySetting(value: string | undefined): boolean | string {
+  if (value === undefined || value === '' || value === 'false') return false;
+  return value === 'true' ? true : value;
 }

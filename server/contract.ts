@@ -105,7 +105,11 @@ export type StartSessionReply = z.infer<typeof StartSessionReply>;
 export const VoteBody = z
   .object({
     /** Client-generated id: a retry with the same id returns the first acknowledgement. */
-    voteId: z.string().uuid(),
+    voteId: z
+      .string()
+      .uuid()
+      // The nil and max UUIDs are placeholders, not generated ids: a client sending one would make every vote a replay.
+      .refine((id) => !/^(0{8}-0{4}-0{4}-0{4}-0{12}|f{8}-f{4}-f{4}-f{4}-f{12})$/i.test(id), 'the nil (or max) UUID is not a vote id; send a random UUID'),
     position: z.number().int().nonnegative(),
     /** Which caption on screen was chosen: 1 = first shown (left/top), 2 = second. */
     choice: z.union([z.literal(1), z.literal(2)]),
@@ -155,10 +159,17 @@ export const StudioStudy = z.object({
   listeners: z.number().int().nonnegative(),
   completed: z.number().int().nonnegative(),
   votes: z.number().int().nonnegative(),
+  /** false for a study folder not built yet (a draft written in the studio or by hand) */
+  built: z.boolean(),
 });
 export type StudioStudy = z.infer<typeof StudioStudy>;
 
 export const StudioStudyList = z.object({ studies: z.array(StudioStudy) });
+
+/** POST /api/studio/session: exchanges an access token for the studio's HttpOnly sign-in cookie. */
+export const StaffSignInBody = z.object({ token: z.string().min(1).max(512) }).strict();
+export const StaffSession = z.object({ role: z.enum(['researcher', 'analyst']) });
+export type StaffSession = z.infer<typeof StaffSession>;
 
 export const StudyStatusBody = z.object({ status: StudyStatus }).strict();
 
@@ -167,6 +178,8 @@ export const ExportBundle = z.object({
   'items.csv': z.string(),
   'votes.csv': z.string(),
   'judge_scores.csv': z.string(),
+  'listeners.csv': z.string(),
+  'study.json': z.string(),
 });
 export type ExportBundle = z.infer<typeof ExportBundle>;
 
@@ -218,7 +231,13 @@ export const StudyFileName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|csv)$/, 'a file name of letters, digits, . _ - ending in .json or .csv');
 
 export const UploadStudyFileBody = z
-  .object({ kind: StudyFileKind, name: StudyFileName, content: z.string().min(1, 'the file is empty').max(32 * 1024 * 1024) })
+  .object({
+    kind: StudyFileKind,
+    name: StudyFileName,
+    content: z.string().min(1, 'the file is empty').max(32 * 1024 * 1024),
+    /** overwrite an uploaded file of the same name (the studio asks first); otherwise 409 file_exists */
+    replace: z.boolean().optional(),
+  })
   .strict();
 export type UploadStudyFileBody = z.infer<typeof UploadStudyFileBody>;
 
@@ -250,6 +269,8 @@ export const StudyDetail = StudioStudy.extend({
   files: StudyFiles,
   itemsByKind: KindCounts,
   links: ListenerLinks,
+  /** the latest studio change to the folder that Undo takes back (upload, sources, save) */
+  undo: z.object({ description: z.string(), at: z.string() }).nullable(),
 });
 export type StudyDetail = z.infer<typeof StudyDetail>;
 
@@ -278,8 +299,10 @@ export const BuildReport = z.object({
       utterancesUsed: z.number(),
     })
     .nullable(),
-  /** One summary per source import run into the manifest. */
+  /** One summary per source import run into the manifest (validate: what the dry run read). */
   sources: z.array(z.object({ kind: z.string(), summary: z.string() })),
+  /** Warnings that did not stop it, e.g. "12 plans skipped: clip not in the manifest". */
+  notes: z.array(z.string()).default([]),
 });
 export type BuildReport = z.infer<typeof BuildReport>;
 
@@ -332,7 +355,7 @@ export const Dashboard = z.object({
   attention: z.object({
     answered: z.number().int(),
     correct: z.number().int(),
-    /** listeners whose attention share met the threshold, among those who answered any */
+    /** correct attention answers / all attention answers, over all listeners (the report's attention_pass_rate) */
     passRate: z.number().nullable(),
   }),
   screening: z.object({ kind: z.string(), passed: z.number().int(), failed: z.number().int(), notRun: z.number().int() }),
@@ -341,7 +364,10 @@ export const Dashboard = z.object({
     votes: z.number().int(),
     krippendorffAlpha: z.number().nullable(),
     fleissKappa: z.number().nullable(),
+    brennanPredigerKappa: z.number().nullable(),
     meanPairwiseAgreement: z.number().nullable(),
+    /** the a/b labelling α and Fleiss' κ are computed on */
+    coding: z.string(),
   }),
   judges: z.array(
     z.object({
@@ -354,6 +380,33 @@ export const Dashboard = z.object({
   ),
 });
 export type Dashboard = z.infer<typeof Dashboard>;
+
+/**
+ * One row of the studio's per-listener table: who the listener is on the recruiting platform,
+ * how far they got, and the analysis' verdict. `excludedFor` comes from the live report's
+ * exclusion list (analysis/report.ts), never from rules of the studio's own.
+ */
+export const ParticipantRow = z.object({
+  listener: z.string(),
+  /** PROLIFIC_PID, else MTurk's workerId, else null (a plain link) */
+  participant: z.string().nullable(),
+  /** every recorded link parameter */
+  external: z.record(z.string(), z.string()),
+  startedAt: z.string(),
+  completedAt: z.string().nullable(),
+  progress: z.object({ done: z.number().int(), total: z.number().int() }),
+  attention: z.object({ correct: z.number().int(), answered: z.number().int() }).nullable(),
+  screening: z.enum(['passed', 'failed']).nullable(),
+  /** exclusion reasons, the first being the one the report counts it under */
+  excludedFor: z.array(z.string()),
+  /** the completion code this listener was shown; null until they finished */
+  completionCode: z.string().nullable(),
+  decision: z.enum(['APPROVE', 'REJECT']),
+  reason: z.string(),
+});
+export type ParticipantRow = z.infer<typeof ParticipantRow>;
+export const ParticipantTable = z.object({ study: StudyId, participants: z.array(ParticipantRow) });
+export type ParticipantTable = z.infer<typeof ParticipantTable>;
 
 export const ReportLink = z.object({ url: z.string(), expiresAt: z.string() });
 export type ReportLink = z.infer<typeof ReportLink>;

@@ -1,17 +1,18 @@
 /**
  * The analysis report of a study as it stands, computed from the database on request: the
- * export rows go through analysis' own validation (buildBundle) and analyze(), with the study's
- * exclusion rules fed by per-listener facts from the votes and the headphone screening. No
- * file is written; the dashboard, the live JSON report and the HTML report all come from here.
+ * export's own rows become the bundle the export would write (held in memory, checked row by
+ * row as `npm run analyze` checks the files) and go through the offline analysis with the
+ * settings of that bundle's study.json. So the dashboard, the live JSON report, the HTML report
+ * and `npm run analyze` on an export of the same moment give the same JSON.
  */
-import { buildBundle } from '../analysis/bundle';
-import { maxListeningViolations, minMedianResponseTime, requireScreening, type ExclusionRule } from '../analysis/exclusion';
-import { analyze, type Report } from '../analysis/report';
+import { describeRules } from '../analysis/exclusion';
+import type { Report } from '../analysis/report';
+import { analyzeStudy, resolveSettings } from '../analysis/study-settings';
+import { liveBundle } from './bundle';
 import type { Db } from './db/open';
 import type { Dashboard } from './contract';
-import { exportRepository } from './store/export';
+import { exportRepository, type ExportRows } from './store/export';
 import { liveRepository } from './store/live';
-import { exclusionRules, readStudyDefinition } from '../studies/settings';
 
 export interface LiveReport {
   report: Report;
@@ -19,51 +20,26 @@ export interface LiveReport {
   rules: { reason: string; description: string }[];
 }
 
-export function liveReport(db: Db, studyId: string): LiveReport {
-  const definition = readStudyDefinition(db, studyId);
-  const config = exclusionRules(definition);
-  const facts = liveRepository(db).listenerFacts(studyId, config.listening);
-  const rows = exportRepository(db).rows(studyId);
-  const bundle = buildBundle({
-    items: rows.items.map((i) => ({ ...i, attention: i.attention === 1 })),
-    votes: rows.votes,
-    judgeScores: rows.judgeScores,
-  });
-
-  const rules: ExclusionRule[] = [];
-  const described = [{ reason: 'attention', description: `attention checks ≥ ${Math.round(config.minAttention * 100)}% right` }];
-  if (config.minMedianResponseMs !== null) {
-    rules.push(minMedianResponseTime(config.minMedianResponseMs, facts));
-    described.push({ reason: 'median_response_time', description: `median response ≥ ${config.minMedianResponseMs} ms` });
-  }
-  if (config.maxListeningViolations !== null) {
-    rules.push(maxListeningViolations(config.maxListeningViolations, facts));
-    described.push({ reason: 'listening_violations', description: `≤ ${config.maxListeningViolations} trials answered before the listening requirement was met` });
-  }
-  if (config.excludeFailedScreening) {
-    rules.push(requireScreening(facts));
-    described.push({ reason: 'screening', description: `headphone screening (${config.screening.kind}) passed` });
-  }
-  return { report: analyze(bundle, { minAttention: config.minAttention, rules }), rules: described };
+function reportOf(rows: ExportRows): LiveReport {
+  const bundle = liveBundle(rows);
+  const settings = resolveSettings(bundle.study);
+  return { report: analyzeStudy(bundle, settings), rules: describeRules(settings.minAttention, settings.rules) };
 }
 
-/** The dashboard's figures: counts straight from the database, statistics from the live report. */
+export function liveReport(db: Db, studyId: string): LiveReport {
+  return reportOf(exportRepository(db).rows(studyId));
+}
+
+/** The dashboard's figures: counts straight from the database, statistics and exclusions from the live report. */
 export function dashboard(db: Db, studyId: string, status: Dashboard['status']): Dashboard {
   const live = liveRepository(db);
-  const definition = readStudyDefinition(db, studyId);
-  const { report, rules } = liveReport(db, studyId);
+  const rows = exportRepository(db).rows(studyId);
+  const { definition } = rows;
+  const { report, rules } = reportOf(rows);
   const { started, completed } = live.listeners(studyId);
   const perItem = live.votesPerItem(studyId);
-
   const attention = live.attention(studyId);
-  const minAttention = definition.exclusion.minAttention;
-  const passed = attention.filter((a) => a.correct / a.answered >= minAttention).length;
-  // A listener who voted but has met no attention check yet: the attention rule could not run.
-  const notRunByReason = { ...report.listeners.not_run_by_reason };
-  const attentionNotRun = report.listeners.total - attention.length;
-  if (attentionNotRun > 0) notRunByReason.attention = attentionNotRun;
-
-  const screening = [...live.screeningOutcomes(studyId).values()];
+  const screening = rows.listeners.map((l) => l.screening);
   return {
     study: studyId,
     status,
@@ -77,7 +53,7 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
       retained: report.listeners.retained,
       excluded: report.listeners.excluded.length,
       excludedByReason: report.listeners.excluded_by_reason,
-      notRunByReason,
+      notRunByReason: report.listeners.not_run_by_reason,
       rules,
     },
     completionMinutes: live.completionSeconds(studyId).map((s) => s / 60),
@@ -85,12 +61,12 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
     attention: {
       answered: attention.reduce((n, a) => n + a.answered, 0),
       correct: attention.reduce((n, a) => n + a.correct, 0),
-      passRate: attention.length > 0 ? passed / attention.length : null,
+      passRate: report.listeners.attention_pass_rate,
     },
     screening: {
       kind: definition.screening.kind,
-      passed: screening.filter((s) => s === 'pass').length,
-      failed: screening.filter((s) => s === 'fail').length,
+      passed: screening.filter((s) => s === 'passed').length,
+      failed: screening.filter((s) => s === 'failed').length,
       notRun: definition.screening.kind === 'none' ? 0 : screening.filter((s) => s === null).length,
     },
     reliability: {
@@ -98,7 +74,9 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
       votes: report.reliability.votes,
       krippendorffAlpha: report.reliability.krippendorff_alpha,
       fleissKappa: report.reliability.fleiss_kappa,
+      brennanPredigerKappa: report.reliability.brennan_prediger_kappa,
       meanPairwiseAgreement: report.reliability.mean_pairwise_agreement,
+      coding: report.reliability.coding,
     },
     judges: report.judges.map((j) => ({ judge: j.judge, items: j.n, agreement: j.agreement, ci95: j.ci95, cohenKappa: j.cohen_kappa })),
   };

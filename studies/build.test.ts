@@ -5,7 +5,7 @@ import { assignTrials } from './design';
 import { setStudyStatus, StudyLockedError } from './build';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
 import { StudyDefinitionError } from './parse';
-import { readStudyDefinition, exclusionRules, studyIntro } from './settings';
+import { readStudyDefinition, studyIntro } from './settings';
 import { insertListener, seedManifest, tempDb, voteAll, type TempDb } from './test-support';
 
 const SYSTEMS = ['oracle', 'alpha', 'beta', 'gamma', 'delta'];
@@ -162,25 +162,57 @@ design:
     expect(t.db.prepare('SELECT count(*) AS n FROM studies').get()).toEqual({ n: 0 });
   });
 
+  it('refuses a practice clip that is also a scored item, at the practice entry; a sampled study never draws it', async () => {
+    const yaml = `${header}items:
+  mode: explicit
+  list:
+    - utterance: metaset:u1
+      systemA: alpha
+      systemB: beta
+    - utterance: metaset:u2
+      systemA: alpha
+      systemB: beta
+practice:
+  - utterance: metaset:u2
+    correct: A voice.
+    wrong: Silence.
+design:
+  kind: crossed
+`;
+    const dir = setup(yaml);
+    const error = await loadStudyDir(t.db, dir).catch((e: unknown) => e);
+    expect(describeError(error)).toBe(
+      'pilot/study.yaml:18:16 practice[0].utterance: metaset:u2 is also a scored item (items.list[1]); a practice trial must use a clip listeners are not scored on',
+    );
+    expect(t.db.prepare('SELECT count(*) AS n FROM studies').get()).toEqual({ n: 0 });
+    t.close();
+    // Sampled, one item per utterance: asking for 39 of the 40 utterances takes every one but the practice clip.
+    const sampledDir = setup(sampled.replace('count: 20', 'count: 39').replace('minPerSystem: 6', 'minPerSystem: 1').replace(/attentionChecks:[\s\S]*?practice:/, 'practice:'));
+    await loadStudyDir(t.db, sampledDir);
+    const scored = t.db.prepare("SELECT DISTINCT utterance_id FROM items WHERE kind = 'pair'").pluck().all();
+    expect(scored).toHaveLength(39);
+    expect(scored).not.toContain('metaset:u39');
+  });
+
   it('refuses impossible sampling and designs at the right field', async () => {
     const tooMany = sampled.replace('count: 20', 'count: 500').replace('minPerSystem: 6', 'minPerSystem: 1');
     let dir = setup(tooMany);
-    expect(() => validateStudyDir(t.db, dir)).toThrow(/study\.yaml:\d+:10 items\.count: asked for 500 items but only 400 caption pairs/);
+    await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/study\.yaml:\d+:10 items\.count: asked for 500 items but only 390 caption pairs/);
     t.close();
     dir = setup(sampled.replace('minPerSystem: 6', 'minPerSystem: 9'));
-    expect(() => validateStudyDir(t.db, dir)).toThrow(/items\.minPerSystem: minPerSystem 9 is impossible/);
+    await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/items\.minPerSystem: minPerSystem 9 is impossible/);
     t.close();
     dir = setup(sampled.replace('kind: crossed', 'kind: incomplete\n  itemsPerListener: 30\n  ratingsPerItem: 2'));
-    expect(() => validateStudyDir(t.db, dir)).toThrow(/design\.itemsPerListener: each listener cannot get 30 items: the study has 20/);
+    await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/design\.itemsPerListener: each listener cannot get 30 items: the study has 20/);
     t.close();
     dir = setup(sampled.replace('kind: crossed', 'kind: incomplete\n  itemsPerListener: 4\n  ratingsPerItem: 2'));
-    expect(() => validateStudyDir(t.db, dir)).toThrow(/attentionChecks: 4 attention checks need at least 5 items per listener/);
+    await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/attentionChecks: 4 attention checks need at least 5 items per listener/);
     t.close();
     dir = setup(sampled.replace('systems: [oracle, alpha, beta, gamma, delta]', 'systems: [oracle, alpha, zeta]'));
-    expect(() => validateStudyDir(t.db, dir)).toThrow(/study\.yaml:11:28 items\.systems\[2\]: system zeta is not in the manifest/);
+    await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/study\.yaml:11:28 items\.systems\[2\]: system zeta is not in the manifest/);
   });
 
-  it('runs the source imports (real manifest importers) against the study folder before sampling', async () => {
+  it('draws only on its declared sources: a judge file alone brings no captions, whatever the manifest holds', async () => {
     const yaml = `${header}sources:
   - kind: judge
     file: judges/*.csv
@@ -196,12 +228,12 @@ design:
     mkdirSync(join(dir, 'judges'));
     const rows = Array.from({ length: 40 }, (_, u) => `metaset:u${u},alpha,extra,1,${(u % 9) + 1}\nmetaset:u${u},beta,extra,1,5`);
     writeFileSync(join(dir, 'judges', 'extra.csv'), `utterance_id,system,judge,run,score\n${rows.join('\n')}\n`);
-    const { summary } = await loadStudyDir(t.db, dir);
-    expect(summary.sources).toHaveLength(1);
-    expect(summary.sources[0].source).toMatchObject({ kind: 'judge', file: join(dir, 'judges', 'extra.csv') });
-    expect(summary.sampler!.candidates).toBe(40);
-    expect(summary.items.pair).toBe(10);
-    expect(t.db.prepare("SELECT count(*) AS n FROM judge_scores WHERE judge = 'extra'").get()).toEqual({ n: 80 });
+    // The manifest holds alpha's and beta's captions (seeded), but this study names none of them.
+    const error = await loadStudyDir(t.db, dir).catch((e: unknown) => e);
+    expect(describeError(error)).toMatch(/^pilot\/study\.yaml:14:13 items\.systems\[0\]: system alpha is not in the study's sources \(task holistic_creative_synthesis\)\n/);
+    // Refused after reading, before importing: nothing was written.
+    expect(t.db.prepare("SELECT count(*) AS n FROM judge_scores WHERE judge = 'extra'").get()).toEqual({ n: 0 });
+    expect(t.db.prepare('SELECT count(*) AS n FROM studies').get()).toEqual({ n: 0 });
   });
 
   it('refuses a source path that does not exist, naming its line', async () => {
@@ -224,20 +256,14 @@ describe('status and run-time settings', () => {
     expect(() => setStudyStatus(t.db, 'nosuch', 'open')).toThrow(/unknown study nosuch/);
   });
 
-  it('gives the server the listener-facing intro and the exclusion rules', async () => {
+  it('gives the server the listener-facing intro and stores the exclusion rules', async () => {
     const dir = setup(
       sampled.replace('seed: 5', 'seed: 5\nlistening: {mode: seconds, seconds: 3}\nscreening: {kind: antiphase, required: true}\nexclusion: {minMedianResponseMs: 800, excludeFailedScreening: true}'),
     );
     await loadStudyDir(t.db, dir);
     const definition = readStudyDefinition(t.db, 'pilot');
-    expect(exclusionRules(definition)).toEqual({
-      minAttention: 0.75,
-      minMedianResponseMs: 800,
-      maxListeningViolations: null,
-      excludeFailedScreening: true,
-      screening: { kind: 'antiphase', required: true },
-      listening: { mode: 'seconds', seconds: 3 },
-    });
+    expect(definition.exclusion).toEqual({ minAttention: 0.75, minMedianResponseMs: 800, excludeFailedScreening: true });
+    expect(definition.screening).toEqual({ kind: 'antiphase', required: true });
     const intro = studyIntro('pilot', 'open', definition);
     expect(intro).toMatchObject({ study: 'pilot', linkParameters: ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID'], listening: { mode: 'seconds', seconds: 3 } });
     expect(JSON.stringify(intro)).not.toMatch(/oracle|alpha|metaset/);

@@ -11,6 +11,7 @@ import { generateAttentionChecks, type AttentionCandidate, type Labels } from '.
 import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
 import { createRandom } from './random';
 import { captionKey, judgeScores, sampleItems, SamplingError, type SamplerSummary } from './sampler';
+import type { MaterialScore, StudyMaterial } from './material';
 import type { StudyDefinition, UtteranceFilter } from './schema';
 
 export type ItemKind = 'pair' | 'attention' | 'practice';
@@ -30,6 +31,8 @@ export interface PlannedItem {
 export interface StudyPlan {
   items: PlannedItem[];
   sampler: SamplerSummary | null;
+  /** The judge scores of the captions the items show, kept with the study when it is written. */
+  judgeScores: ScoreRow[];
 }
 
 interface UtteranceRow {
@@ -39,27 +42,51 @@ interface UtteranceRow {
   labels: Labels;
 }
 
-/** Reads the manifest once and answers the build's questions about it. */
+type ScoreRow = MaterialScore;
+
+/**
+ * What a plan draws on. A study that declares `sources:` draws only on its own material
+ * (material.ts), with each utterance's audio mapped to its clip; a study that declares none draws
+ * on the whole manifest (it named nothing narrower).
+ */
+export interface PlanScope {
+  material: StudyMaterial;
+  /** The clip id of an audio file (null: not imported). Validate passes a placeholder: it writes nothing. */
+  clipOf(audio: string): string | null;
+}
+
+/** The utterances, captions and judge scores the build may use, and its questions about them. */
 class ManifestView {
   private readonly utterances = new Map<string, UtteranceRow>();
   private readonly captions = new Map<string, string>();
   readonly systems: Set<string>;
+  private readonly scores: ScoreRow[];
+  /** What problems say the build looked in. */
+  readonly name: string;
 
-  constructor(
-    private readonly db: Db,
-    readonly task: string,
-  ) {
-    const rows = db
-      .prepare(
-        `SELECT u.id, u.corpus, u.clip_id AS clipId, u.labels AS utteranceLabels, c.labels AS clipLabels
-           FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id`,
-      )
-      .all() as { id: string; corpus: string; clipId: string | null; utteranceLabels: string; clipLabels: string | null }[];
-    for (const r of rows) {
-      // Clip labels (corpus file facts) first, utterance labels (e.g. MetaSet metadata) on top.
-      this.utterances.set(r.id, { id: r.id, corpus: r.corpus, clipId: r.clipId, labels: { ...parseLabels(r.clipLabels), ...parseLabels(r.utteranceLabels) } });
+  constructor(db: Db, readonly task: string, scope: PlanScope | undefined) {
+    this.name = scope ? "the study's sources" : 'the manifest';
+    let captions: { u: string; system: string; text: string }[];
+    if (scope) {
+      for (const u of scope.material.utterances.values()) {
+        this.utterances.set(u.id, { id: u.id, corpus: u.corpus, clipId: u.audio === null ? null : scope.clipOf(u.audio), labels: u.labels });
+      }
+      captions = scope.material.captions.filter((c) => c.task === task).map((c) => ({ u: c.utteranceId, system: c.system, text: c.text }));
+      this.scores = scope.material.judgeScores;
+    } else {
+      const rows = db
+        .prepare(
+          `SELECT u.id, u.corpus, u.clip_id AS clipId, u.labels AS utteranceLabels, c.labels AS clipLabels
+             FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id`,
+        )
+        .all() as { id: string; corpus: string; clipId: string | null; utteranceLabels: string; clipLabels: string | null }[];
+      for (const r of rows) {
+        // Clip labels (corpus file facts) first, utterance labels (e.g. MetaSet metadata) on top.
+        this.utterances.set(r.id, { id: r.id, corpus: r.corpus, clipId: r.clipId, labels: { ...parseLabels(r.clipLabels), ...parseLabels(r.utteranceLabels) } });
+      }
+      captions = db.prepare('SELECT utterance_id AS u, system, text FROM captions WHERE task = ?').all(task) as { u: string; system: string; text: string }[];
+      this.scores = db.prepare('SELECT utterance_id AS utteranceId, system, judge, run, score FROM judge_scores').all() as ScoreRow[];
     }
-    const captions = db.prepare('SELECT utterance_id AS u, system, text FROM captions WHERE task = ?').all(task) as { u: string; system: string; text: string }[];
     for (const c of captions) this.captions.set(captionKey(c.u, c.system), c.text);
     this.systems = new Set(captions.map((c) => c.system));
   }
@@ -83,18 +110,18 @@ class ManifestView {
     );
   }
 
-  judgeRows(systems: ReadonlySet<string>) {
-    const rows = this.db.prepare('SELECT utterance_id AS utteranceId, system, judge, score FROM judge_scores').all() as {
-      utteranceId: string;
-      system: string;
-      judge: string;
-      score: number;
-    }[];
-    return rows.filter((r) => systems.has(r.system));
+  judgeRows(systems: ReadonlySet<string>): ScoreRow[] {
+    return this.scores.filter((r) => systems.has(r.system));
   }
 
   judges(): Set<string> {
-    return new Set((this.db.prepare('SELECT DISTINCT judge FROM judge_scores').all() as { judge: string }[]).map((r) => r.judge));
+    return new Set(this.scores.map((r) => r.judge));
+  }
+
+  /** The judge scores of the captions the pair items show: what the study's export carries. */
+  scoresOf(items: readonly PlannedItem[]): ScoreRow[] {
+    const shown = new Set(items.filter((i) => i.kind === 'pair').flatMap((i) => [captionKey(i.utteranceId, i.systemA), captionKey(i.utteranceId, i.systemB)]));
+    return this.scores.filter((r) => shown.has(captionKey(r.utteranceId, r.system)));
   }
 }
 
@@ -121,20 +148,20 @@ function samplingField(error: SamplingError): string {
 }
 
 /**
- * Plans the study's items from the manifest. Throws StudyDefinitionError listing every
- * reference the manifest cannot satisfy (each with its YAML line and field).
+ * Plans the study's items from its own material (or, declaring no sources, the manifest). Throws
+ * StudyDefinitionError listing every reference that cannot be satisfied (each with its YAML line and field).
  */
-export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
+export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): StudyPlan {
   const def = parsed.definition;
   const problems: DefinitionProblem[] = [];
-  const manifest = new ManifestView(db, def.task);
+  const manifest = new ManifestView(db, def.task, scope);
   const items: PlannedItem[] = [];
   let sampler: SamplerSummary | null = null;
 
   const clipOf = (utteranceId: string, path: (string | number)[]): string | undefined => {
     const u = manifest.utterance(utteranceId);
-    if (!u) problems.push(parsed.problemAt(path, `utterance ${utteranceId} is not in the manifest`));
-    else if (!u.clipId) problems.push(parsed.problemAt(path, `utterance ${utteranceId} has no audio clip in the manifest`));
+    if (!u) problems.push(parsed.problemAt(path, `utterance ${utteranceId} is not in ${manifest.name}`));
+    else if (!u.clipId) problems.push(parsed.problemAt(path, `utterance ${utteranceId} has no audio clip in ${manifest.name}`));
     return u?.clipId ?? undefined;
   };
   const captionOf = (utteranceId: string, system: string, path: (string | number)[]): string | undefined => {
@@ -143,7 +170,7 @@ export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
       problems.push(
         parsed.problemAt(
           path,
-          manifest.systems.has(system) ? `system ${system} has no ${def.task} caption for ${utteranceId}` : `system ${system} is not in the manifest (task ${def.task})`,
+          manifest.systems.has(system) ? `system ${system} has no ${def.task} caption for ${utteranceId}` : `system ${system} is not in ${manifest.name} (task ${def.task})`,
         ),
       );
     }
@@ -166,20 +193,22 @@ export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
     const config = def.items;
     const resolved = resolveSystems(config.systems, manifest.systems);
     config.systems.forEach((p, i) => {
-      if (resolved.get(p)!.length === 0) problems.push(parsed.problemAt(['items', 'systems', i], `system ${p} is not in the manifest (task ${def.task})`));
+      if (resolved.get(p)!.length === 0) problems.push(parsed.problemAt(['items', 'systems', i], `system ${p} is not in ${manifest.name} (task ${def.task})`));
     });
     const systems = [...new Set([...resolved.values()].flat())];
     if (config.anchorSystem !== undefined && !systems.includes(config.anchorSystem)) {
-      problems.push(parsed.problemAt(['items', 'anchorSystem'], `anchor system ${config.anchorSystem} is not among items.systems in the manifest`));
+      problems.push(parsed.problemAt(['items', 'anchorSystem'], `anchor system ${config.anchorSystem} is not among items.systems in ${manifest.name}`));
     }
     const stratify = config.judge !== 'none';
     if (stratify && config.judge !== 'ensemble' && !manifest.judges().has(config.judge)) {
-      problems.push(parsed.problemAt(['items', 'judge'], `judge ${config.judge} has no scores in the manifest`));
+      problems.push(parsed.problemAt(['items', 'judge'], `judge ${config.judge} has no scores in ${manifest.name}`));
     }
     config.utterances?.ids?.forEach((id, i) => clipOf(id, ['items', 'utterances', 'ids', i]));
     if (problems.length === 0 && systems.length < 2) problems.push(parsed.problemAt(['items', 'systems'], 'at least two systems are needed to make pairs'));
     if (problems.length === 0) {
-      const pool = manifest.filtered(config.utterances);
+      // A practice clip teaches the task; drawing it as a scored item would score a taught answer.
+      const practised = new Set(def.practice.map((p) => p.utterance));
+      const pool = manifest.filtered(config.utterances).filter((u) => !practised.has(u.id));
       const scores = stratify ? judgeScores(manifest.judgeRows(new Set(systems)), config.judge) : new Map<string, number>();
       const captions = pool.flatMap((u) =>
         systems
@@ -250,6 +279,11 @@ export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
   }
   def.practice.forEach((entry, i) => {
     const clipId = clipOf(entry.utterance, ['practice', i, 'utterance']);
+    const scored = items.findIndex((item) => item.kind === 'pair' && (item.utteranceId === entry.utterance || item.clipId === clipId));
+    if (scored >= 0) {
+      const where = def.items.mode === 'explicit' ? ` (items.list[${scored}])` : '';
+      problems.push(parsed.problemAt(['practice', i, 'utterance'], `${entry.utterance} is also a scored item${where}; a practice trial must use a clip listeners are not scored on`));
+    }
     if (clipId) items.push(known('practice', entry.utterance, clipId, entry.correct, entry.wrong));
   });
 
@@ -267,7 +301,7 @@ export function planStudy(db: Db, parsed: ParsedStudy): StudyPlan {
     }
   }
   if (problems.length > 0) throw new StudyDefinitionError(problems);
-  return { items, sampler };
+  return { items, sampler, judgeScores: manifest.scoresOf(items) };
 }
 
 export class StudyLockedError extends Error {
@@ -300,8 +334,10 @@ export function writeStudy(db: Db, studyId: string, definition: StudyDefinition,
       if (!existing) {
         db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(studyId, definition.title, 'draft', json, at, at);
         insertItems(db, studyId, plan.items);
+        keepJudgeScores(db, studyId, plan.judgeScores);
         return 'created';
       }
+      const { n: votes } = db.prepare('SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?').get(studyId) as { n: number };
       const current = db
         .prepare(
           `SELECT kind, utterance_id AS utteranceId, clip_id AS clipId, system_a AS systemA, system_b AS systemB,
@@ -310,19 +346,28 @@ export function writeStudy(db: Db, studyId: string, definition: StudyDefinition,
         .all(studyId) as PlannedItem[];
       const sameItems = fingerprint(current) === fingerprint(plan.items);
       if (sameItems) {
+        // The study's own judge files may gain a run before anyone votes; after, the export stays as it was.
+        if (votes === 0) keepJudgeScores(db, studyId, plan.judgeScores);
         if (existing.definition === json) return 'unchanged';
         db.prepare('UPDATE studies SET title = ?, definition = ?, updated_at = ? WHERE id = ?').run(definition.title, json, at, studyId);
         return 'definition updated';
       }
-      const { n: votes } = db.prepare('SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?').get(studyId) as { n: number };
       if (votes > 0) throw new StudyLockedError(studyId, votes);
       db.prepare('DELETE FROM assignments WHERE item_id IN (SELECT id FROM items WHERE study_id = ?)').run(studyId);
       db.prepare('DELETE FROM items WHERE study_id = ?').run(studyId);
       insertItems(db, studyId, plan.items);
+      keepJudgeScores(db, studyId, plan.judgeScores);
       db.prepare('UPDATE studies SET title = ?, definition = ?, updated_at = ? WHERE id = ?').run(definition.title, json, at, studyId);
       return 'rebuilt';
     })
     .immediate();
+}
+
+/** The study's own copy of its judge scores: the export reads these, so no other import can change them. */
+function keepJudgeScores(db: Db, studyId: string, scores: StudyPlan['judgeScores']): void {
+  db.prepare('DELETE FROM study_judge_scores WHERE study_id = ?').run(studyId);
+  const insert = db.prepare('INSERT INTO study_judge_scores (study_id, utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?, ?)');
+  for (const s of scores) insert.run(studyId, s.utteranceId, s.system, s.judge, s.run, s.score);
 }
 
 function insertItems(db: Db, studyId: string, items: readonly PlannedItem[]): void {

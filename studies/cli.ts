@@ -1,25 +1,47 @@
 /**
- * npm run study -- validate|build|open|pause|close|export <name> [--data <dir>]
- * <name> is a folder under studies/ (or a path to a study folder); `export <name> <dir>` runs the
- * server's exporter (npm run export). Exit 1 on a refused
- * definition, with one `file:line:column field: problem` line per problem.
+ * npm run study -- list | validate|build|open|pause|close|export <name> [--data <dir>] [--corpora <dirs>]
+ * <name> is a study folder: `<data dir>/studies/<name>` (where the studio keeps the studies it
+ * creates — the same kind of folder, so either side can edit it), else `studies/<name>` here, or a
+ * path; validate also takes a template (`templates/<name>` or a path to a .yaml). `export <name> <dir>`
+ * runs the server's exporter (npm run export). Sources are read only inside the corpus roots
+ * (studies/roots.ts). Exit 1 on a refused definition or source file, with one
+ * `file:line:column field: problem` line per problem.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFromEnv, databaseFile } from '../server/config';
-import { openDatabase } from '../server/db/open';
+import { openDatabase, type Db } from '../server/db/open';
+import { studyRepository } from '../server/store/studies';
 import { setStudyStatus } from './build';
-import { describeError, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from './load';
+import { describeError, describeMaterial, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from './load';
 import { formatSamplerSummary } from './sampler';
 
-const USAGE = 'usage: npm run study -- validate|build|open|pause|close|export <name> [--data <data dir>]';
+const USAGE = 'usage: npm run study -- list | validate|build|open|pause|close|export <name> [--data <data dir>] [--corpora <dir>:<dir>]';
 const STUDIES_DIR = fileURLToPath(new URL('.', import.meta.url));
 
-function studyDir(name: string): string {
+function folderOf(name: string, dataDir: string): string {
+  const home = join(dataDir, 'studies', name);
+  if (!name.includes('/') && existsSync(join(home, 'study.yaml'))) return home;
   const direct = resolve(name);
+  if (name.startsWith('templates/') && !name.endsWith('.yaml') && existsSync(resolve(STUDIES_DIR, `${name}.yaml`))) return resolve(STUDIES_DIR, `${name}.yaml`);
+  if (name.startsWith('templates/') && !existsSync(direct)) return resolve(STUDIES_DIR, name);
   return name.includes('/') || (existsSync(direct) && !existsSync(resolve(STUDIES_DIR, name))) ? direct : resolve(STUDIES_DIR, name);
+}
+
+/** Study folders (data directory first, then this repository's) and built studies, one line each. */
+function listStudies(db: Db, dataDir: string): void {
+  const folders = (root: string) =>
+    existsSync(root) ? readdirSync(root).filter((n) => existsSync(join(root, n, 'study.yaml'))) : [];
+  const built = new Map(studyRepository(db).list().map((s) => [s.id, s]));
+  const names = [...new Set([...folders(join(dataDir, 'studies')), ...folders(STUDIES_DIR), ...built.keys()])].sort();
+  for (const name of names) {
+    const s = built.get(name);
+    const dir = folderOf(name, dataDir);
+    const where = existsSync(join(dir, 'study.yaml')) ? dir : '(no folder: built from elsewhere)';
+    console.log([name, s ? s.status : 'not built', s ? `${s.items} items, ${s.listeners} listeners, ${s.votes} votes` : '', where].join('\t'));
+  }
 }
 
 /** The bundle is written by the server's exporter (server/cli/export.ts); this runs that same command. */
@@ -41,24 +63,36 @@ function exportBundle(studyId: string, dir: string | undefined, argv: string[]):
 export async function main(argv: string[]): Promise<number> {
   const positional = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
   const [command, name, ...rest] = positional;
-  if (!command || !name) {
+  if (!command || (!name && command !== 'list')) {
     console.error(USAGE);
     return 2;
   }
+  const config = configFromEnv(argv);
+  const studyDir = (n: string) => folderOf(n, config.dataDir);
   if (command === 'export') return exportBundle(studyIdOf(studyDir(name)), rest[0], argv);
-  const db = openDatabase(databaseFile(configFromEnv(argv)));
+  const roots = { dataDir: config.dataDir, corpora: config.corpora };
+  // Validate is a dry run: it must not even create the data dir or its database.
+  const db = command !== 'validate' ? openDatabase(databaseFile(config)) : existsSync(databaseFile(config)) ? openDatabase(databaseFile(config), { readonly: true }) : openDatabase(':memory:');
   try {
     switch (command) {
+      case 'list':
+        listStudies(db, config.dataDir);
+        return 0;
       case 'validate': {
-        const dir = studyDir(name);
-        const { studyId, plan } = validateStudyDir(db, dir);
+        const { studyId, plan, material, notes } = await validateStudyDir(db, studyDir(name), roots);
+        if (material) console.log(`sources: ${describeMaterial(material)}`);
+        for (const note of notes) console.log(`warning: ${note}`);
+        if (!plan) {
+          console.log(`${studyId}: definition valid (a template: items are planned once its files are there)`);
+          return 0;
+        }
         const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
         console.log(`${studyId}: valid — ${count('pair')} items, ${count('attention')} attention checks, ${count('practice')} practice trials`);
         if (plan.sampler) console.log(formatSamplerSummary(plan.sampler));
         return 0;
       }
       case 'build': {
-        const { summary } = await loadStudyDir(db, studyDir(name));
+        const { summary } = await loadStudyDir(db, studyDir(name), roots);
         console.log(formatBuildSummary(summary));
         return 0;
       }
@@ -76,7 +110,6 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     console.error(describeError(error));
-    if (command === 'validate') console.error('(validate checks references against the manifest as it is now; `build` imports the study\u2019s sources first)');
     return 1;
   } finally {
     db.close();

@@ -6,9 +6,16 @@
  * and the listener id, so a session is reproducible.
  *
  * An item's rating count = its votes + its unanswered assignments held by listeners who are
- * still active (not completed, and with an assignment or vote within `abandonAfterMinutes`).
- * So an abandoned assignment returns to the pool by itself once its listener goes quiet, with
- * no lease to expire; if that listener comes back they still finish their own trials.
+ * still live: not completed, and either answering (a vote within `abandonAfterMinutes`) or just
+ * started (trials drawn within UNANSWERED_HOLD_MINUTES, at most HOLDS_PER_ADDRESS such sessions
+ * per client network). So an abandoned assignment returns to the pool by itself once its
+ * listener goes quiet, with no lease to expire; if that listener comes back they still finish
+ * their own trials.
+ *
+ * Sessions that never answer cannot lock a study: their holds only steer which items others
+ * draw first, and never make a study full. A study is full only when every item's votes plus
+ * the holds of answering listeners reach r. At the tail of a study this may admit a listener
+ * or two more than strictly needed (an item over-rated), never turn a real one away.
  */
 import type { Db } from '../server/db/open';
 import { orderTrials } from './attention';
@@ -28,38 +35,71 @@ interface ItemRow {
   seq: number;
 }
 
+/** How long a session that has not answered yet holds its drawn trials (capped by abandonAfterMinutes). */
+export const UNANSWERED_HOLD_MINUTES = 5;
+/** How many not-yet-answering sessions of one client network hold trials at a time; later ones hold from their first answer. */
+export const HOLDS_PER_ADDRESS = 3;
+
 export interface ItemLoad {
   itemId: string;
   votes: number;
-  /** Unanswered assignments of still-active listeners. */
+  /** Unanswered assignments of live listeners. */
   pending: number;
+  /** The part of `pending` held by listeners who have not answered anything yet. */
+  reserved: number;
 }
+
+const minutesBefore = (now: Date, minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
 
 /** Per pair item: votes and live pending assignments (the incomplete design's rating count). */
 export function itemLoads(db: Db, studyId: string, abandonAfterMinutes: number, now: Date = new Date(), exceptListener = ''): ItemLoad[] {
-  const cutoff = new Date(now.getTime() - abandonAfterMinutes * 60_000).toISOString();
   return db
     .prepare(
-      `WITH active AS (
-         SELECT l.id FROM listeners l
-          WHERE l.study_id = :study AND l.completed_at IS NULL AND l.id <> :except
-            AND max(julianday(l.created_at),
-                    COALESCE((SELECT max(julianday(a.assigned_at)) FROM assignments a WHERE a.listener_id = l.id), 0),
-                    COALESCE((SELECT max(julianday(v.server_ts)) FROM votes v WHERE v.listener_id = l.id), 0))
-                > julianday(:cutoff)),
+      `WITH live AS (
+         SELECT l.id, l.reserved_at, (SELECT max(v.server_ts) FROM votes v WHERE v.listener_id = l.id) AS last_vote
+           FROM listeners l
+          WHERE l.study_id = :study AND l.completed_at IS NULL AND l.id <> :except),
+       active AS (
+         SELECT id, last_vote IS NULL AS unanswered FROM live
+          WHERE julianday(last_vote) > julianday(:cutoff)
+             OR (last_vote IS NULL AND julianday(reserved_at) > julianday(:holdCutoff))),
        pending AS (
-         SELECT a.item_id, count(*) AS n FROM assignments a JOIN active ON active.id = a.listener_id
+         SELECT a.item_id, count(*) AS n, sum(active.unanswered) AS reserved FROM assignments a JOIN active ON active.id = a.listener_id
           WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id)
           GROUP BY a.item_id),
        voted AS (
          SELECT v.item_id, count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id
           WHERE i.study_id = :study GROUP BY v.item_id)
-       SELECT i.id AS itemId, COALESCE(voted.n, 0) AS votes, COALESCE(pending.n, 0) AS pending
+       SELECT i.id AS itemId, COALESCE(voted.n, 0) AS votes, COALESCE(pending.n, 0) AS pending, COALESCE(pending.reserved, 0) AS reserved
          FROM items i LEFT JOIN voted ON voted.item_id = i.id LEFT JOIN pending ON pending.item_id = i.id
         WHERE i.study_id = :study AND i.kind = 'pair'
         ORDER BY i.seq`,
     )
-    .all({ study: studyId, except: exceptListener, cutoff }) as ItemLoad[];
+    .all({
+      study: studyId,
+      except: exceptListener,
+      cutoff: minutesBefore(now, abandonAfterMinutes),
+      holdCutoff: minutesBefore(now, Math.min(abandonAfterMinutes, UNANSWERED_HOLD_MINUTES)),
+    }) as ItemLoad[];
+}
+
+/**
+ * Whether a listener's trials hold their items from now on, before any answer: yes unless
+ * HOLDS_PER_ADDRESS other not-yet-answering sessions of the same client network already do.
+ * (A listener without a client key was started outside the HTTP API and always holds.)
+ */
+function holdsBeforeAnswering(db: Db, studyId: string, listenerId: string, holdMinutes: number, now: Date): boolean {
+  const { client_key: clientKey } = db.prepare('SELECT client_key FROM listeners WHERE id = ?').get(listenerId) as { client_key: string | null };
+  if (clientKey === null) return true;
+  const { n } = db
+    .prepare(
+      `SELECT count(*) AS n FROM listeners l
+        WHERE l.study_id = :study AND l.client_key = :key AND l.id <> :listener AND l.completed_at IS NULL
+          AND julianday(l.reserved_at) > julianday(:holdCutoff)
+          AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id)`,
+    )
+    .get({ study: studyId, key: clientKey, listener: listenerId, holdCutoff: minutesBefore(now, holdMinutes) }) as { n: number };
+  return n < HOLDS_PER_ADDRESS;
 }
 
 /**
@@ -107,13 +147,21 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
     if (definition.design.kind === 'incomplete') {
       const { itemsPerListener, ratingsPerItem, abandonAfterMinutes } = definition.design;
       const seen = itemsSeenByParticipant(db, studyId, listenerId, definition.linkParameters[0]);
-      // Shuffle before the stable sort so equally rated items are drawn at random.
+      // Least rated first, counting votes and answering listeners' holds; among equals, items fewer
+      // just-started sessions hold. Those holds only break ties and never fill the study, so
+      // sessions that never answer cannot steer anyone away from an item that needs ratings.
+      // Shuffle before the stable sort so equally loaded items are drawn at random.
+      const firm = (l: ItemLoad) => l.votes + l.pending - l.reserved;
       const loads = random
         .shuffle(itemLoads(db, studyId, abandonAfterMinutes, now, listenerId))
         .filter((l) => !seen.has(l.itemId))
-        .sort((x, y) => x.votes + x.pending - (y.votes + y.pending));
-      if (loads.length === 0 || loads[0].votes + loads[0].pending >= ratingsPerItem) throw new StudyFullError(studyId, ratingsPerItem);
+        .sort((x, y) => firm(x) - firm(y) || x.reserved - y.reserved);
+      if (loads.length === 0 || firm(loads[0]) >= ratingsPerItem) throw new StudyFullError(studyId, ratingsPerItem);
       main = loads.slice(0, itemsPerListener).map((l) => l.itemId);
+      const holdMinutes = Math.min(abandonAfterMinutes, UNANSWERED_HOLD_MINUTES);
+      if (holdsBeforeAnswering(db, studyId, listenerId, holdMinutes, now)) {
+        db.prepare('UPDATE listeners SET reserved_at = ? WHERE id = ?').run(now.toISOString(), listenerId);
+      }
     }
 
     const order = orderTrials({ practice, main, attention }, random);

@@ -3,19 +3,29 @@
  * use. The study id is the folder name.
  */
 import { existsSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { StudyId } from '../server/contract';
 import type { Db } from '../server/db/open';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
-import { planStudy, StudyLockedError, writeStudy, type BuildAction, type StudyPlan } from './build';
+import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type StudyPlan } from './build';
+import { readMaterial, type StudyMaterial } from './material';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
+import { corporaList, corpusRoots, STUDIES_DIR } from './roots';
 import { formatSamplerSummary, type SamplerSummary } from './sampler';
 import { resolveSources, runSources, type SourceImporters, type SourceRun } from './sources';
 
-export interface LoadOptions {
+/** Where a study may read its sources from (see roots.ts). */
+export interface RootOptions {
+  /** The data dir: its studies/ folder (the studio's uploads) is a root. */
+  dataDir?: string;
+  /** Corpus folders (`--corpora` / `EARMARK_CORPORA`); defaults to EARMARK_CORPORA. */
+  corpora?: readonly string[];
+}
+
+export interface LoadOptions extends RootOptions {
   /** Importers for the definition's `sources:`; defaults to the audio manifest's. */
   importers?: SourceImporters;
-  /** Skip `sources:` (the manifest already holds them). */
+  /** Skip importing `sources:` (the manifest already holds them); they are still read to scope the study. */
   skipSources?: boolean;
   now?: Date;
 }
@@ -27,6 +37,8 @@ export interface BuildSummary {
   items: { pair: number; attention: number; practice: number };
   sampler: SamplerSummary | null;
   sources: SourceRun[];
+  /** What the researcher should know that did not stop the build (skipped plans, scores without captions). */
+  notes: string[];
   audio: StudyAudioSummary;
 }
 
@@ -44,16 +56,28 @@ export class StudyAudioLockedError extends StudyLockedError {
 
 /** The study id a folder gives, checked against the API's id rule. */
 export function studyIdOf(dir: string): string {
-  const id = basename(resolve(dir));
+  const id = basename(resolve(dir)).replace(/\.yaml$/, '');
   const parsed = StudyId.safeParse(id);
   if (!parsed.success) throw new Error(`study folder name "${id}" cannot be a study id: ${parsed.error.issues[0].message}`);
   return id;
 }
 
-function readDefinition(dir: string): ParsedStudy {
-  const file = join(dir, 'study.yaml');
+/** A study folder (its study.yaml) or a definition file (a template); the folder is where relative paths start. */
+function definitionFile(path: string): { file: string; dir: string } {
+  const full = resolve(path);
+  return full.endsWith('.yaml') ? { file: full, dir: dirname(full) } : { file: join(full, 'study.yaml'), dir: full };
+}
+
+function readDefinition(path: string): ParsedStudy {
+  const { file } = definitionFile(path);
   if (!existsSync(file)) throw new Error(`${file} does not exist`);
-  return readStudyYaml(file, join(basename(resolve(dir)), 'study.yaml'));
+  const shown = relative(resolve(definitionFile(path).dir, '..'), file);
+  return readStudyYaml(file, shown);
+}
+
+/** The roots for a study in `dir`: its own folder too, so a study's files beside its study.yaml always resolve. */
+export function studyRoots(dir: string, options: RootOptions): string[] {
+  return [...corpusRoots({ dataDir: options.dataDir, corpora: options.corpora ?? corporaList(process.env.EARMARK_CORPORA) }), resolve(dir)];
 }
 
 async function defaultImporters(): Promise<SourceImporters> {
@@ -61,26 +85,68 @@ async function defaultImporters(): Promise<SourceImporters> {
   return manifestImporters;
 }
 
-/** Parses and checks a study folder (its source paths exist, its references are in the manifest) without writing anything. */
-export function validateStudyDir(db: Db, dir: string): { studyId: string; plan: StudyPlan } {
-  const studyId = studyIdOf(dir);
-  const parsed = readDefinition(dir);
-  // A source path that does not exist is the likelier mistake than a system missing from the manifest: say so first.
-  resolveSources(parsed, resolve(dir));
-  return { studyId, plan: planStudy(db, parsed) };
+/** A dry run's clip id: the audio file is there but not imported (validate writes nothing). */
+const notImported = (audio: string) => `not imported:${audio}`;
+
+export interface ValidationResult {
+  studyId: string;
+  /** null for a template whose files are not there yet (only its definition and paths were checked). */
+  plan: StudyPlan | null;
+  /** What the sources hold (null: the study declares none). */
+  material: StudyMaterial | null;
+  notes: string[];
+}
+
+/** Lines for the CLI and the studio: what each source held, read as a dry run. */
+export function describeMaterial(material: StudyMaterial): string {
+  const clips = [...material.utterances.values()].filter((u) => u.audio !== null).length;
+  return `read ${material.utterances.size} utterances (${clips} with audio), ${material.captions.length} captions, ${material.judgeScores.length} judge scores`;
 }
 
 /**
- * Parses and validates `<dir>/study.yaml`, runs its source imports, plans the items and writes
- * the study (status draft when new). Throws StudyDefinitionError (line and field per problem)
- * or StudyLockedError (items would change under collected votes).
+ * Is this study right? Parses the definition, confines its source paths to the corpus roots,
+ * reads every source file (file:line:column for what does not parse) and plans the items from
+ * that material — a dry run: nothing is written to the database or the disk. The CLI's
+ * `validate` and the studio's Validate both call this. A template (a .yaml under
+ * studies/templates/) may name files its user has not provided yet: those are listed, not refused.
+ */
+export async function validateStudyDir(db: Db, path: string, options: RootOptions = {}): Promise<ValidationResult> {
+  const studyId = studyIdOf(path);
+  const parsed = readDefinition(path);
+  const { file, dir } = definitionFile(path);
+  const template = relative(join(STUDIES_DIR, 'templates'), file) === basename(file);
+  const roots = studyRoots(dir, options);
+  const { sources, missing } = await resolveSources(parsed, dir, { roots, template });
+  const material = sources.length > 0 ? await readMaterial(sources, { roots, studyDir: dir }) : null;
+  const notes = [...(material?.notes ?? [])];
+  if (missing.length > 0) {
+    const named = [...new Set(missing.map((m) => relative(dir, m)))];
+    notes.push(`the template names ${named.length} path${named.length === 1 ? '' : 's'} to provide: ${named.join(', ')}; items are planned once they are there`);
+    return { studyId, plan: null, material, notes };
+  }
+  const plan = planStudy(db, parsed, material ? { material, clipOf: notImported } : undefined);
+  return { studyId, plan, material, notes };
+}
+
+/**
+ * Parses and validates `<dir>/study.yaml`, reads its sources (the study's own material), imports
+ * them into the manifest, plans the items from that material and writes the study (status draft
+ * when new). Throws StudyDefinitionError (line and field per problem) or StudyLockedError (items
+ * would change under collected votes). A malformed source file stops the build before anything
+ * is imported.
  */
 export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {}): Promise<{ studyId: string; summary: BuildSummary }> {
   const studyId = studyIdOf(dir);
   const parsed = readDefinition(dir);
-  const resolved = options.skipSources ? [] : resolveSources(parsed, resolve(dir));
-  const sources = await runSources(db, resolved, options.importers ?? (resolved.length ? await defaultImporters() : {}));
-  const plan = planStudy(db, parsed);
+  const roots = studyRoots(resolve(dir), options);
+  const { sources: resolved } = await resolveSources(parsed, resolve(dir), { roots });
+  const material = resolved.length > 0 ? await readMaterial(resolved, { roots, studyDir: resolve(dir) }) : null;
+  // A study its own files cannot satisfy is refused before anything is imported.
+  if (material) planStudy(db, parsed, { material, clipOf: notImported });
+  const sources = options.skipSources ? [] : await runSources(db, resolved, options.importers ?? (resolved.length ? await defaultImporters() : {}));
+  const clip = db.prepare<[string], { id: string }>('SELECT id FROM clips WHERE abs_path = ?');
+  const scope: PlanScope | undefined = material ? { material, clipOf: (audio) => clip.get(audio)?.id ?? null } : undefined;
+  const plan = planStudy(db, parsed, scope);
   const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.map((i) => i.clipId));
   // Items and the copies their clips play from are written together: no trial is ever served without its copy.
   const action = db
@@ -97,12 +163,16 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
   return {
     studyId,
-    summary: { studyId, action, status, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources, audio: summariseStudyAudio(audio) },
+    summary: {
+      studyId, action, status, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources,
+      notes: material?.notes ?? [],
+      audio: summariseStudyAudio(audio),
+    },
   };
 }
 
 export function formatBuildSummary(summary: BuildSummary): string {
-  const lines = [...summary.sources.map((s) => `import ${s.source.kind}: ${s.summary}`)];
+  const lines = [...summary.sources.map((s) => `import ${s.source.kind}: ${s.summary}`), ...summary.notes.map((n) => `warning: ${n}`)];
   lines.push(
     `study ${summary.studyId}: ${summary.action} (status ${summary.status}) — ${summary.items.pair} items, ${summary.items.attention} attention checks, ${summary.items.practice} practice trials`,
   );

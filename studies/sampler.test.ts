@@ -130,3 +130,14 @@ describe('judgeScores', () => {
     expect(judgeScores(rows, 'j3').size).toBe(0);
   });
 });
+
+describe('sampleItems orientation', () => {
+  it('makes each system a in half of its items (±1), anchored designs included', () => {
+    for (const options of [reference, { ...reference, anchorSystem: 'sys00', minPerSystem: 5, count: 70 }]) {
+      const { items, summary } = sampleItems(pool(300), SYSTEMS, options);
+      const asA = new Map<string, number>();
+      for (const it of items) asA.set(it.systemA, (asA.get(it.systemA) ?? 0) + 1);
+      for (const [system, n] of Object.entries(summary.perSystem)) expect(Math.abs(2 * (asA.get(system) ?? 0) - n), system).toBeLessThanOrEqual(1);
+    }
+  });
+});

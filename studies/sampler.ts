@@ -10,8 +10,10 @@
  * by what each bucket holds). Then greedily (1) cover systems below k, preferring pairs of two
  * under-covered systems and buckets furthest below target, and (2) fill each bucket to target
  * with the pairs whose systems are least used so far. Ties are broken by a seeded shuffle.
+ * Which caption is `a` is a seeded coin per item, balanced per system (studies/orientation.ts).
  * Cost O(candidates + count × min(candidates, 4000)).
  */
+import { balancedOrientation } from './orientation';
 import { createRandom } from './random';
 
 export interface ScoredCaption {
@@ -281,9 +283,10 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
     take(pick);
   }
 
+  const swaps = balancedOrientation(chosen.map((c) => [c.s1, c.s2] as const), random);
   const items = chosen
-    .map((c): SampledItem => {
-      const swap = random.next() < 0.5;
+    .map((c, i): SampledItem => {
+      const swap = swaps[i];
       return {
         utteranceId: c.utteranceId,
         systemA: swap ? c.s2 : c.s1,

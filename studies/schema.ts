@@ -148,13 +148,25 @@ export const Exclusion = z
     minMedianResponseMs: z.number().int().nonnegative().optional(),
     /** Excluded if more trials than this broke the listening requirement. */
     maxListeningViolations: z.number().int().nonnegative().optional(),
+    /** Excluded if the tab was hidden for more than this many ms in total during the listener's trials. */
+    maxHiddenMs: z.number().int().nonnegative().optional(),
     /** Excluded if the headphone screening was run and failed. */
     excludeFailedScreening: z.boolean().default(false),
   })
   .strict();
 export type Exclusion = z.infer<typeof Exclusion>;
 
+/** Settings of the report that are not exclusion rules (analysis-spec §2). */
+export const Analysis = z
+  .object({
+    /** An item is "split" when its majority share is below this. */
+    splitThreshold: z.number().gt(0.5, 'must be above 0.5 (a majority share)').max(1).default(0.75),
+  })
+  .strict();
+
 const DEFAULT_LINK_PARAMETERS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID'];
+/** listeners.csv's own columns (analysis-spec §1), which a link parameter's column must not repeat. */
+const LISTENER_COLUMNS = ['listener_id', 'started_at', 'completed_at', 'screening', 'completion_code'];
 
 export const StudyDefinition = z
   .object({
@@ -178,13 +190,20 @@ export const StudyDefinition = z
       .strict()
       .default({ kind: 'none', required: false }),
     exclusion: Exclusion.default({ minAttention: 0.75, excludeFailedScreening: false }),
+    analysis: Analysis.default({ splitThreshold: 0.75 }),
     targetListeners: z.number().int().positive(),
     completion: z
-      .object({ code: Text.optional(), redirectUrl: z.url().optional() })
+      .object({ code: Text.optional(), redirectUrl: z.url({ protocol: /^https?$/, error: 'a redirectUrl is an http:// or https:// address' }).optional() })
       .strict()
       .refine((c) => c.code !== undefined || c.redirectUrl !== undefined, 'give a code, a redirectUrl, or both'),
     linkParameters: z
-      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a link parameter is a URL query name like PROLIFIC_PID'))
+      .array(
+        z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a link parameter is a URL query name like PROLIFIC_PID')
+          .refine((p) => !LISTENER_COLUMNS.includes(p), `is a column of listeners.csv already (${LISTENER_COLUMNS.join(', ')}); choose another name`),
+      )
+      .refine((list) => new Set(list).size === list.length, 'each link parameter once')
       .default(DEFAULT_LINK_PARAMETERS),
     seed: z.number().int().default(1),
   })

@@ -1,13 +1,14 @@
 /**
  * Running a study's `sources:` imports through the audio manifest before the build samples
  * items. The importers live in audio-manifest/ (wired in manifest-importers.ts); this resolves
- * paths against the study folder, expands `*` in file names, refuses missing paths with the
- * YAML line, and dispatches by kind — so a test or the server can pass other importers.
+ * paths against the study folder, confines them to the corpus roots (roots.ts), expands `*` in
+ * file names, refuses missing or out-of-bounds paths with the YAML line, and dispatches by kind —
+ * so a test or the server can pass other importers.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { Db } from '../server/db/open';
 import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
+import { confine, expandPattern, SourceRefusal } from './roots';
 import type { StudySource } from './schema';
 
 /** Imports one source into the manifest; returns a summary (one line, then any failure lines). */
@@ -20,38 +21,56 @@ export interface SourceRun {
   summary: string;
 }
 
-function expand(pattern: string): string[] {
-  const name = basename(pattern);
-  if (!name.includes('*')) return existsSync(pattern) ? [pattern] : [];
-  const folder = dirname(pattern);
-  if (!existsSync(folder)) return [];
-  const regex = new RegExp(`^${name.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  return readdirSync(folder)
-    .filter((f) => regex.test(f))
-    .sort()
-    .map((f) => join(folder, f));
+export interface ResolveOptions {
+  /** Folders the sources must lie in (roots.ts corpusRoots). */
+  roots: readonly string[];
+  /**
+   * A template names files its user will provide: a missing path is noted, not refused (paths
+   * outside the roots and non-regular files still are).
+   */
+  template?: boolean;
 }
 
-/** Every source with absolute paths, one per file after `*` expansion; missing paths are problems. */
-export function resolveSources(parsed: ParsedStudy, studyDir: string): StudySource[] {
+export interface ResolvedSources {
+  sources: StudySource[];
+  /** Paths a template names that are not there (only with `template`). */
+  missing: string[];
+}
+
+/** Every source with absolute paths, one per file after `*` expansion; missing or refused paths are problems. */
+export async function resolveSources(parsed: ParsedStudy, studyDir: string, options: ResolveOptions): Promise<ResolvedSources> {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(studyDir, p));
   const problems: DefinitionProblem[] = [];
-  const out: StudySource[] = [];
-  parsed.definition.sources.forEach((source, i) => {
-    const missing = (field: string, path: string) => problems.push(parsed.problemAt(['sources', i, field], `${path} does not exist`));
-    if (source.kind === 'ravdess' || source.kind === 'vctk') {
-      const dir = abs(source.dir);
-      if (existsSync(dir)) out.push({ ...source, dir });
-      else missing('dir', dir);
-      return;
+  const missing: string[] = [];
+  const sources: StudySource[] = [];
+  const checked = async <T>(i: number, field: string, check: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await check();
+    } catch (error) {
+      if (!(error instanceof SourceRefusal)) throw error;
+      if (options.template && error.reason === 'does not exist') missing.push(error.path);
+      else problems.push(parsed.problemAt(['sources', i, field], error.message));
+      return undefined;
     }
-    if (source.kind === 'metaset' && !existsSync(abs(source.audioRoot))) missing('audioRoot', abs(source.audioRoot));
-    const files = expand(abs(source.file));
-    if (files.length === 0) missing('file', abs(source.file));
-    for (const file of files) out.push(source.kind === 'metaset' ? { ...source, file, audioRoot: abs(source.audioRoot) } : { ...source, file });
-  });
+  };
+  for (const [i, source] of parsed.definition.sources.entries()) {
+    if (source.kind === 'ravdess' || source.kind === 'vctk') {
+      const dir = await checked(i, 'dir', () => confine(options.roots, abs(source.dir), 'dir'));
+      if (dir) sources.push({ ...source, dir: dir.path });
+      continue;
+    }
+    const files = await checked(i, 'file', async () => {
+      const found = await expandPattern(options.roots, abs(source.file));
+      if (found.length === 0) throw new SourceRefusal(abs(source.file), 'does not exist');
+      return found;
+    });
+    if (source.kind === 'metaset') {
+      const audioRoot = (await checked(i, 'audioRoot', () => confine(options.roots, abs(source.audioRoot), 'dir')))?.path;
+      if (audioRoot) for (const file of files ?? []) sources.push({ ...source, file, audioRoot });
+    } else for (const file of files ?? []) sources.push({ ...source, file });
+  }
   if (problems.length > 0) throw new StudyDefinitionError(problems);
-  return out;
+  return { sources, missing };
 }
 
 export async function runSources(db: Db, sources: readonly StudySource[], importers: SourceImporters): Promise<SourceRun[]> {

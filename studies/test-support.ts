@@ -123,6 +123,12 @@ export function voteAll(db: Db, listenerId: string, at = new Date(), limit = Inf
   return chosen.length;
 }
 
+/** Every table's row count: what "nothing else changed" is checked against. */
+export function rowCounts(db: Db): Record<string, number> {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+  return Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]));
+}
+
 /** The text fields every study definition needs, for tests that only care about the rest. */
 export const baseDefinition = {
   title: 'Test study',

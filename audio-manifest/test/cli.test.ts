@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -50,6 +50,25 @@ describe('npm run manifest (CLI)', () => {
     const broken = await manifest(data, 'verify');
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain('file is missing');
+  });
+
+  it('imports VoxReason plans against a corpus subset: one warning for the skipped plans, exit 0', async () => {
+    const data = join(dir, 'data3');
+    writeTone(join(dir, 'subset/Actor_02/03-01-04-01-01-01-02.wav'));
+    expect((await manifest(data, 'import', 'ravdess', join(dir, 'subset'))).code).toBe(0);
+    const plan = { emotion: 'sad', intent: 'lament', pitch: 'lowered', energy: 'low', rate: 'slow', pause: 'long', stance: 'withdrawn', emphasis: [] };
+    const cases = ['03-01-04-01-01-01-02', '03-01-05-01-01-01-03', '03-01-06-01-01-01-04', '03-01-07-01-01-01-05'].map((stem) =>
+      JSON.stringify({ case_id: `c${stem}`, gold_plan: plan, counterfactuals: [], metadata: { source_record_id: stem } }),
+    );
+    // Two split files, as VoxReason ships them: still one warning for the run.
+    writeFileSync(join(dir, 'train.jsonl'), `${cases.slice(0, 2).join('\n')}\n`);
+    writeFileSync(join(dir, 'test.jsonl'), `${cases.slice(2).join('\n')}\n`);
+    const files = [join(dir, 'train.jsonl'), join(dir, 'test.jsonl')];
+    const imported = await manifest(data, 'import', 'voxreason', ...files);
+    expect(imported.code).toBe(0);
+    expect(imported.stderr.trim().split('\n')).toEqual([`${files.join(', ')}: warning: 3 plans skipped: clip not in the manifest`]);
+    expect(imported.stdout).toMatch(/voxreason: clips: 0 imported, 0 updated, 0 unchanged, 1 cases, 1 captions, 3 plans skipped; 0 failed, 1 warnings/);
+    expect(imported.stdout + imported.stderr).not.toMatch(/import ravdess first/);
   });
 
   it('refuses bad arguments with a line naming the problem', async () => {

@@ -48,10 +48,17 @@ describe.skipIf(!existsSync(join(samples, 'ravdess')))('real sample files (../sh
     const splits = join(samples, 'voxreason/data/benchmark/source_label/splits');
     const lines: string[] = [];
     let cases = 0;
-    for (const name of readdirSync(splits)) cases += importVoxreasonFile(env.db, join(splits, name), { onFailure: (l) => lines.push(l) }).counts.cases ?? 0;
+    let skipped = 0;
+    for (const name of readdirSync(splits)) {
+      const counts = importVoxreasonFile(env.db, join(splits, name), { onFailure: (l) => lines.push(l) }).counts;
+      cases += counts.cases ?? 0;
+      skipped += counts['plans skipped'] ?? 0;
+    }
     // The README: 20 of the sample clips are VoxReason cases and byte-match the labelled originals.
     expect(cases).toBe(20);
     expect(lines.filter((l) => l.includes('sha256 mismatch'))).toEqual([]);
-    expect(lines.every((l) => l.includes('is not imported'))).toBe(true);
+    // A corpus subset is normal: the 80 plans without a sample clip are counted, not failed.
+    expect(lines).toEqual([]);
+    expect(skipped).toBe(80);
   });
 });

@@ -52,7 +52,7 @@ export async function benchAudio(options: BenchOptions): Promise<Figure[]> {
       completion: { code: 'BENCH' }, design: { kind: 'crossed' },
       items: { mode: 'explicit', list: [{ utterance: 'ravdess:bench', systemA: 'a', systemB: 'b' }] },
     } satisfies StudyDefinitionInput);
-    writeStudy(db, 'bench-audio', definition, { items: [], sampler: null });
+    writeStudy(db, 'bench-audio', definition, { items: [], sampler: null, judgeScores: [] });
     const audio = await prepareStudyAudio(db, 'bench-audio', definition.loudness, db.prepare('SELECT id FROM clips ORDER BY path').pluck().all() as string[]);
     db.transaction(() => recordStudyAudio(db, audio))();
     clips = audio.rows.map((r) => ({ id: r.id, file: r.file }));

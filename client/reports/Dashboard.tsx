@@ -1,15 +1,16 @@
-import { useEffect, useState } from 'react';
 import type { Dashboard as DashboardData } from '../../server/contract';
 import { downloadBundle, errorText, openHtmlReport, studio } from '../studio/api';
+import { usePolled } from '../studio/usePolled';
 
 const POLL_MS = 3000;
 
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(0)}%`);
 const num = (x: number | null, digits = 2) => (x === null ? '—' : x.toFixed(digits));
-const REASONS: Record<string, string> = {
+export const REASONS: Record<string, string> = {
   attention: 'attention checks',
-  median_response_time: 'too fast (median response)',
-  listening_violations: 'listening requirement',
+  fast: 'too fast (median response)',
+  listening: 'listening requirement',
+  hidden: 'tab hidden during trials',
   screening: 'headphone screening',
 };
 
@@ -69,27 +70,7 @@ const KIND_COLOUR = { pair: 'var(--accent)', attention: '#d97706', practice: '#9
 
 /** The live dashboard of one study: polls every few seconds while the page is open. */
 export function Dashboard({ study }: { study: string }) {
-  const [data, setData] = useState<DashboardData | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let live = true;
-    let timer: ReturnType<typeof setTimeout>;
-    const poll = async () => {
-      try {
-        const d = await studio.dashboard(study);
-        if (live) (setData(d), setError(null));
-      } catch (err) {
-        if (live) setError(errorText(err));
-      }
-      if (live) timer = setTimeout(poll, POLL_MS);
-    };
-    void poll();
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [study]);
+  const { data, error, setError } = usePolled<DashboardData>(() => studio.dashboard(study), POLL_MS, study);
 
   if (!data) return <section className="card">{error ? <p className="notice">{error}</p> : <p className="muted">Loading the dashboard…</p>}</section>;
   const l = data.listeners;
@@ -123,12 +104,12 @@ export function Dashboard({ study }: { study: string }) {
         <Figure label="excluded" value={l.excluded} sub={`${l.retained} of ${l.voted} retained`} testId="dash-excluded" />
         <Figure label="votes" value={data.votes.total} testId="dash-votes" />
         <Figure
-          label="listeners passing attention"
+          label="attention checks passed"
           value={pct(data.attention.passRate)}
           sub={`${data.attention.correct}/${data.attention.answered} checks right`}
           testId="dash-attention"
         />
-        <Figure label="Krippendorff α" value={num(data.reliability.krippendorffAlpha)} sub={`Fleiss κ ${num(data.reliability.fleissKappa)}`} testId="dash-alpha" />
+        <Figure label="Krippendorff α" value={num(data.reliability.krippendorffAlpha)} sub={`Fleiss κ ${num(data.reliability.fleissKappa)} · Brennan–Prediger κ ${num(data.reliability.brennanPredigerKappa)}`} testId="dash-alpha" />
       </div>
 
       <div className="grid2">

@@ -1,26 +1,47 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, useSyncExternalStore, type FormEvent, type ReactNode } from 'react';
 import { HttpError } from '../lib/api';
-import { accessToken, errorText, studio } from './api';
+import { errorText, staffSession } from './api';
 
-/** Asks for a researcher/analyst token, checks it against the API and keeps it in localStorage. */
+/** Whether this browser holds a valid sign-in cookie: null until the server has said. */
+let signedIn: boolean | null = null;
+const watchers = new Set<() => void>();
+const setSignedIn = (value: boolean) => {
+  signedIn = value;
+  for (const notify of watchers) notify();
+};
+function useSignedIn(): boolean | null {
+  return useSyncExternalStore(
+    (notify) => {
+      watchers.add(notify);
+      return () => watchers.delete(notify);
+    },
+    () => signedIn,
+  );
+}
+
+/** Asks for a researcher/analyst token once; the server keeps it in an HttpOnly cookie, never this page. */
 export function SignIn({ children }: { children: ReactNode }) {
-  const [signedIn, setSignedIn] = useState(accessToken.get() !== null);
+  const current = useSignedIn();
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  if (signedIn) return <>{children}</>;
+  useEffect(() => {
+    if (signedIn === null) staffSession.check().then((s) => setSignedIn(s !== null), (err) => setError(errorText(err)));
+  }, []);
+
+  if (current) return <>{children}</>;
+  if (current === null && !error) return <p className="muted">Checking sign-in…</p>;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    accessToken.set(token.trim());
     try {
-      await studio.list();
+      await staffSession.signIn(token.trim());
+      setToken('');
       setSignedIn(true);
     } catch (err) {
-      accessToken.clear();
       setError(err instanceof HttpError && err.status === 401 ? 'That token is not valid (or was revoked).' : errorText(err));
     } finally {
       setBusy(false);
@@ -31,8 +52,8 @@ export function SignIn({ children }: { children: ReactNode }) {
     <section className="card narrow">
       <h2>Sign in</h2>
       <p className="muted">
-        Paste a researcher or analyst access token (<code>npm run admin -- token create --role researcher</code>). It is kept in
-        this browser only.
+        Paste a researcher or analyst access token (<code>npm run admin -- token create --role researcher</code>). The server
+        keeps it in a cookie this page cannot read; signing out removes it.
       </p>
       <form onSubmit={submit} className="stack">
         <label>
@@ -53,8 +74,8 @@ export function SignOut() {
     <button
       type="button"
       className="link"
-      onClick={() => {
-        accessToken.clear();
+      onClick={async () => {
+        await staffSession.signOut();
         location.assign('/studio');
       }}
     >
@@ -65,6 +86,7 @@ export function SignOut() {
 
 /** Page frame of the studio and report screens. */
 export function StudioPage({ title, children }: { title: ReactNode; children: ReactNode }) {
+  const current = useSignedIn();
   return (
     <div className="page studio">
       <header className="top">
@@ -72,7 +94,7 @@ export function StudioPage({ title, children }: { title: ReactNode; children: Re
           <h1>
             <a href="/studio">Earmark studio</a> {title && <span className="crumb">/ {title}</span>}
           </h1>
-          {accessToken.get() && <SignOut />}
+          {current && <SignOut />}
         </div>
       </header>
       <main className="wide">{children}</main>

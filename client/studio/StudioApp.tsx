@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { StudioStudy, StudyTemplate } from '../../server/contract';
 import { definitionProblems, errorText, studio } from './api';
+import { keepDraft, loadDraft, NEW_STUDY } from './drafts';
 import { Problems } from './Problems';
 import { SignIn, StudioPage } from './SignIn';
 import { StudyPage } from './StudyPage';
@@ -21,7 +22,7 @@ function StudyList() {
       </thead>
       <tbody>
         {studies.length === 0 && (
-          <tr><td colSpan={6} className="muted">No studies built yet.</td></tr>
+          <tr><td colSpan={6} className="muted">No studies yet.</td></tr>
         )}
         {studies.map((s) => (
           <tr key={s.id}>
@@ -29,7 +30,7 @@ function StudyList() {
               <a href={`/studio/${s.id}`}>{s.id}</a>
               <div className="muted small">{s.title}</div>
             </td>
-            <td><span className={`status-pill ${s.status}`}>{s.status}</span></td>
+            <td><span className={`status-pill ${s.status}`}>{s.built ? s.status : 'not built'}</span></td>
             <td className="n">{s.items}</td>
             <td className="n">{s.listeners}</td>
             <td className="n">{s.completed}</td>
@@ -43,9 +44,11 @@ function StudyList() {
 
 function CreateStudy() {
   const [templates, setTemplates] = useState<StudyTemplate[]>([]);
-  const [name, setName] = useState('');
+  const [draft] = useState(() => loadDraft(NEW_STUDY));
+  const [name, setName] = useState(draft?.name ?? '');
   const [source, setSource] = useState('');
-  const [yaml, setYaml] = useState('');
+  const [yaml, setYaml] = useState(draft?.yaml ?? '');
+  useEffect(() => keepDraft(NEW_STUDY, name || yaml ? { name, yaml, base: '' } : null), [name, yaml]);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
@@ -68,6 +71,7 @@ function CreateStudy() {
     setError(null);
     try {
       await studio.create({ name, yaml });
+      keepDraft(NEW_STUDY, null);
       location.assign(`/studio/${name}`);
     } catch (err) {
       setError(err);
@@ -102,6 +106,14 @@ function CreateStudy() {
         study.yaml
         <textarea className="yaml" value={yaml} onChange={(e) => setYaml(e.target.value)} rows={14} spellCheck={false} required placeholder="Paste a study definition, or pick a template above." />
       </label>
+      {draft && (draft.name || draft.yaml) && (name || yaml) && (
+        <p className="muted small" data-testid="draft-restored">
+          Your unsaved draft from {new Date(draft.at).toLocaleString()} is back (kept in this browser).{' '}
+          <button type="button" className="secondary small-button" onClick={() => (setName(''), setYaml(''), setSource(''))}>
+            Discard
+          </button>
+        </p>
+      )}
       {error !== null && <Problems problems={definitionProblems(error)} message={errorText(error)} />}
       <div>
         <button type="submit" className="primary" disabled={busy || !name || !yaml}>

@@ -1,7 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { BuildReport, StudyDetail } from '../../server/contract';
 import { Dashboard } from '../reports/Dashboard';
+import { HttpError } from '../lib/api';
 import { definitionProblems, errorText, studio } from './api';
+import { keepDraft, loadDraft, type Draft } from './drafts';
+import { Participants } from './Participants';
 import { Preview } from './Preview';
 import { Problems } from './Problems';
 
@@ -66,17 +69,40 @@ function BuildSummary({ report }: { report: BuildReport }) {
   );
 }
 
-function Files({ detail, onChange }: { detail: StudyDetail; onChange(d: StudyDetail): void }) {
+function Files({ detail, onChange }: { detail: StudyDetail; onChange(d: StudyDetail, keepEdits?: boolean): void }) {
   const [audioRoot, setAudioRoot] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [refused, setRefused] = useState<string[]>([]);
+  // Each file on its own: one that cannot be read or is refused does not stop the others.
   const upload = async (kind: 'captions' | 'judges', files: FileList | null) => {
     if (!files?.length) return;
     setBusy(true);
     setError(null);
+    const problems: string[] = [];
+    for (const file of Array.from(files)) {
+      let content: string;
+      try {
+        content = await file.text();
+      } catch (err) {
+        problems.push(`${file.name} could not be read: ${errorText(err)}`);
+        continue;
+      }
+      try {
+        await studio.upload(detail.id, kind, file.name, content);
+      } catch (err) {
+        if (!(err instanceof HttpError && err.body?.error === 'file_exists')) {
+          problems.push(errorText(err));
+          continue;
+        }
+        if (!window.confirm(`${kind}/${file.name} is already uploaded. Replace it? (Undo brings the old one back.)`)) continue;
+        await studio.upload(detail.id, kind, file.name, content, true).catch((e: unknown) => problems.push(errorText(e)));
+      }
+    }
+    setRefused(problems);
     try {
-      for (const file of Array.from(files)) await studio.upload(detail.id, kind, file.name, await file.text());
-      onChange(await studio.get(detail.id));
+      // Uploads leave study.yaml as it is, so edits in progress stay.
+      onChange(await studio.get(detail.id), true);
     } catch (err) {
       setError(err);
     } finally {
@@ -117,6 +143,16 @@ function Files({ detail, onChange }: { detail: StudyDetail; onChange(d: StudyDet
           Use uploaded files as sources
         </button>
       </div>
+      {refused.length > 0 && (
+        <div className="notice problems" data-testid="upload-refused">
+          Not uploaded:
+          <ul>
+            {refused.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       {error !== null && <Problems problems={definitionProblems(error)} message={errorText(error)} />}
     </div>
   );
@@ -130,13 +166,28 @@ export function StudyPage({ id }: { id: string }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [cloneName, setCloneName] = useState(`${id}-v2`);
 
-  const show = useCallback((d: StudyDetail) => {
+  const [restored, setRestored] = useState<Draft | null>(null);
+
+  /** A fresh detail from the server; its definition replaces the text unless `keepEdits`. */
+  const show = useCallback((d: StudyDetail, keepEdits = false) => {
     setDetail(d);
+    if (keepEdits) return;
     setYaml(d.yaml);
+    setRestored(null);
   }, []);
   useEffect(() => {
-    studio.get(id).then(show, setError);
-  }, [id, show]);
+    studio.get(id).then((d) => {
+      setDetail(d);
+      const draft = loadDraft(id);
+      if (d.editable && draft && draft.yaml !== d.yaml) (setYaml(draft.yaml), setRestored(draft));
+      else setYaml(d.yaml);
+    }, setError);
+  }, [id]);
+  // Unsaved edits live in this browser until saved or discarded, so a reload keeps them.
+  useEffect(() => {
+    if (!detail?.editable) return;
+    keepDraft(id, yaml !== detail.yaml ? { yaml, base: restored?.base ?? detail.yaml } : null);
+  }, [id, yaml, detail, restored]);
 
   const run = async (label: string, work: () => Promise<void>) => {
     setBusy(label);
@@ -155,7 +206,8 @@ export function StudyPage({ id }: { id: string }) {
   const validate = () => run('validate', async () => (await saveIfChanged(), setReport(await studio.validate(id))));
   const build = () => run('build', async () => (await saveIfChanged(), setReport(await studio.build(id)), show(await studio.get(id))));
   const save = () => run('save', saveIfChanged);
-  const act = (action: 'open' | 'pause' | 'close') => run(action, async () => show(await studio.act(id, action)));
+  const act = (action: 'open' | 'pause' | 'close') => run(action, async () => show(await studio.act(id, action), true));
+  const undo = () => run('undo', async () => show(await studio.undo(id)));
   const clone = () => run('clone', async () => (await studio.clone(id, cloneName), location.assign(`/studio/${cloneName}`)));
 
   if (!detail) return error ? <p className="notice">{errorText(error)}</p> : <p className="muted">Loading…</p>;
@@ -202,6 +254,8 @@ export function StudyPage({ id }: { id: string }) {
 
       {detail.built && <Dashboard study={id} />}
 
+      {detail.built && <Participants study={id} />}
+
       {detail.built && (
         <section className="card">
           <h2>Preview</h2>
@@ -214,6 +268,11 @@ export function StudyPage({ id }: { id: string }) {
         <div className="section-head">
           <h2>Definition</h2>
           <div className="head-actions">
+            {detail.editable && detail.undo && (
+              <button type="button" className="secondary" disabled={busy !== null} onClick={() => void undo()} title={`changed ${new Date(detail.undo.at).toLocaleString()}`}>
+                Undo {detail.undo.description}
+              </button>
+            )}
             <button type="button" className="secondary" disabled={!detail.editable || busy !== null || yaml === detail.yaml} onClick={() => void save()}>
               Save
             </button>
@@ -225,7 +284,16 @@ export function StudyPage({ id }: { id: string }) {
             </button>
           </div>
         </div>
-        {!detail.editable && <p className="callout">This study was built outside the studio; clone it to edit a copy.</p>}
+        {!detail.editable && <p className="callout">This study was built from a folder outside the data directory; clone it to edit a copy.</p>}
+        {restored && yaml !== detail.yaml && (
+          <p className="callout" data-testid="draft-restored">
+            Your unsaved edits from {new Date(restored.at).toLocaleString()} are back (kept in this browser until you save).
+            {restored.base !== detail.yaml && ' The saved definition has changed since they were made: compare before saving.'}{' '}
+            <button type="button" className="secondary small-button" onClick={() => (setYaml(detail.yaml), setRestored(null))}>
+              Discard them
+            </button>
+          </p>
+        )}
         {locked && detail.editable && (
           <p className="callout">Listeners have voted: wording edits are applied at once, but changes to items or captions are refused — clone the study for those.</p>
         )}

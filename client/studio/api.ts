@@ -3,21 +3,41 @@
  * (as in the listener's api.ts), so zod stays out of the bundle.
  */
 import type {
-  BuildReport, Dashboard, DefinitionErrorBody, ExportBundle, ReportLink, StudioStudy, StudyDetail, StudyTemplate,
-  TrialPreviewList,
+  ApiError, BuildReport, Dashboard, DefinitionErrorBody, ExportBundle, ParticipantTable, ReportLink, StaffSession, StudioStudy,
+  StudyDetail, StudyTemplate, TrialPreviewList,
 } from '../../server/contract';
 import { call, HttpError } from '../lib/api';
 
-const TOKEN_KEY = 'earmark:access-token';
-
-export const accessToken = {
-  get: (): string | null => localStorage.getItem(TOKEN_KEY),
-  set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
-  clear: () => localStorage.removeItem(TOKEN_KEY),
+/**
+ * The studio signs in by handing the token to the server once, which keeps it in an HttpOnly,
+ * SameSite=Strict cookie: no script on this origin (the listener pages share it) can read it,
+ * and every call below carries it without the page holding it.
+ */
+export const staffSession = {
+  signIn: (token: string) => call<StaffSession>('POST', '/api/studio/session', { token }),
+  /** The signed-in role, or null when the cookie is missing, expired or revoked. */
+  async check(): Promise<StaffSession | null> {
+    // Earlier versions kept the token in localStorage; it must not outlive the upgrade there.
+    localStorage.removeItem('earmark:access-token');
+    try {
+      return await call<StaffSession>('GET', '/api/studio/session', undefined);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 401) return null;
+      throw error;
+    }
+  },
+  signOut: () => fetch('/api/studio/session', { method: 'DELETE', cache: 'no-store' }),
 };
 
 function authed<T>(method: string, url: string, body?: unknown): Promise<T> {
-  return call<T>(method, url, body, { token: accessToken.get() ?? undefined });
+  return call<T>(method, url, body);
+}
+
+/** A file the server sends for download (zip, CSV), fetched with the sign-in cookie. */
+async function authedFile(url: string): Promise<Blob> {
+  const res = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
+  if (!res.ok) throw new HttpError(res.status, (await res.json().catch(() => null)) as ApiError | null);
+  return res.blob();
 }
 
 const study = (id: string) => `/api/studio/studies/${encodeURIComponent(id)}`;
@@ -28,8 +48,9 @@ export const studio = {
   create: (body: { name: string; yaml?: string; template?: string }) => authed<StudyDetail>('POST', '/api/studio/studies', body),
   get: (id: string) => authed<StudyDetail>('GET', study(id)),
   save: (id: string, yaml: string) => authed<StudyDetail>('PUT', `${study(id)}/definition`, { yaml }),
-  upload: (id: string, kind: 'captions' | 'judges', name: string, content: string) =>
-    authed<{ captions: string[]; judges: string[] }>('POST', `${study(id)}/files`, { kind, name, content }),
+  upload: (id: string, kind: 'captions' | 'judges', name: string, content: string, replace = false) =>
+    authed<{ captions: string[]; judges: string[] }>('POST', `${study(id)}/files`, { kind, name, content, replace }),
+  undo: (id: string) => authed<StudyDetail>('POST', `${study(id)}/undo`),
   useUploads: (id: string, audioRoot: string) => authed<StudyDetail>('POST', `${study(id)}/sources`, { audioRoot }),
   validate: (id: string) => authed<BuildReport>('POST', `${study(id)}/validate`),
   build: (id: string) => authed<BuildReport>('POST', `${study(id)}/build`),
@@ -37,7 +58,9 @@ export const studio = {
   clone: (id: string, name: string) => authed<StudyDetail>('POST', `${study(id)}/clone`, { name }),
   preview: (id: string) => authed<TrialPreviewList>('GET', `${study(id)}/preview`),
   dashboard: (id: string) => authed<Dashboard>('GET', `${study(id)}/dashboard`),
-  exportBundle: (id: string) => authed<ExportBundle>('GET', `${study(id)}/export`),
+  exportZip: (id: string) => authedFile(`${study(id)}/export.zip`),
+  participants: (id: string) => authed<ParticipantTable>('GET', `${study(id)}/participants`),
+  approvals: (id: string) => authedFile(`${study(id)}/approvals.csv`),
   reportLink: (id: string) => authed<ReportLink>('POST', `/api/reports/${encodeURIComponent(id)}/html-link`),
 };
 
@@ -51,9 +74,9 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Saves text as a file through the browser's download. */
-export function download(name: string, text: string, type = 'text/csv'): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Saves text or a fetched file through the browser's download. */
+export function download(name: string, content: string | Blob, type = 'text/csv'): void {
+  const url = URL.createObjectURL(typeof content === 'string' ? new Blob([content], { type }) : content);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -63,10 +86,14 @@ export function download(name: string, text: string, type = 'text/csv'): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** The three bundle files, downloaded as <study>-items.csv etc. */
+/** The bundle as one zip (<study>-bundle.zip), which `npm run analyze` reads as it is. */
 export async function downloadBundle(id: string): Promise<void> {
-  const bundle = await studio.exportBundle(id);
-  for (const [name, text] of Object.entries(bundle)) download(`${id}-${name}`, text);
+  download(`${id}-bundle.zip`, await studio.exportZip(id));
+}
+
+/** The approve/reject file for the recruiting platform (<study>-approvals.csv). */
+export async function downloadApprovals(id: string): Promise<void> {
+  download(`${id}-approvals.csv`, await studio.approvals(id));
 }
 
 export async function openHtmlReport(id: string): Promise<void> {

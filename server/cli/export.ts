@@ -1,4 +1,4 @@
-/** npm run export -- <study> <dir>: writes items.csv, votes.csv, judge_scores.csv (analysis-spec §1). */
+/** npm run export -- <study> <dir>: writes items.csv, votes.csv, judge_scores.csv, listeners.csv, study.json (analysis-spec §1). */
 import { resolve } from 'node:path';
 import { writeStudyBundle } from '../bundle';
 import { configFromEnv, databaseFile } from '../config';
@@ -22,7 +22,7 @@ try {
   } else {
     const rows = exportRepository(db).rows(study);
     await writeStudyBundle(resolve(dir), rows);
-    console.log(`Wrote ${rows.items.length} items, ${rows.votes.length} votes, ${rows.judgeScores.length} judge scores to ${resolve(dir)}`);
+    console.log(`Wrote ${rows.items.length} items, ${rows.votes.length} votes, ${rows.judgeScores.length} judge scores, ${rows.listeners.length} listeners and study.json to ${resolve(dir)}`);
   }
 } finally {
   db.close();

@@ -169,6 +169,55 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    version: 3,
+    name: 'study judge scores',
+    sql: `
+      -- Each study's own copy of the judge scores of the captions it shows, taken from the judge
+      -- files it declares when it is built. judge_scores stays the manifest's (last import wins);
+      -- the export reads this, so another study's judge files cannot change a study's data.
+      CREATE TABLE study_judge_scores (
+        study_id     TEXT NOT NULL REFERENCES studies(id),
+        utterance_id TEXT NOT NULL,
+        system       TEXT NOT NULL,
+        judge        TEXT NOT NULL,
+        run          TEXT NOT NULL,
+        score        REAL NOT NULL,
+        PRIMARY KEY (study_id, utterance_id, system, judge, run)
+      );
+      -- Studies built before keep exporting what they exported: the manifest scores of their captions.
+      INSERT OR IGNORE INTO study_judge_scores (study_id, utterance_id, system, judge, run, score)
+        SELECT DISTINCT i.study_id, j.utterance_id, j.system, j.judge, j.run, j.score
+          FROM items i JOIN judge_scores j ON j.utterance_id = i.utterance_id AND j.system IN (i.system_a, i.system_b)
+         WHERE i.kind != 'practice';
+    `,
+  },
+  {
+    version: 5,
+    name: 'sessions held by answers, one per participant',
+    sql: `
+      -- The study's participant id (PROLIFIC_PID, workerId, ...) of a session: one session per participant and study.
+      ALTER TABLE listeners ADD COLUMN participant TEXT;
+      CREATE INDEX listeners_participant ON listeners(study_id, participant) WHERE participant IS NOT NULL;
+      -- A keyed hash of the client's network (IPv4 address or IPv6 /64), never the address itself.
+      ALTER TABLE listeners ADD COLUMN client_key TEXT;
+      CREATE INDEX listeners_client ON listeners(study_id, client_key) WHERE client_key IS NOT NULL;
+      -- When the session's trials began to hold their items before its first answer; NULL: they hold only once it answers.
+      ALTER TABLE listeners ADD COLUMN reserved_at TEXT;
+      UPDATE listeners SET reserved_at = created_at;
+      UPDATE listeners SET participant = json_extract(external, '$."' || (
+        SELECT j.value FROM studies s, json_each(s.definition, '$.linkParameters') j
+         WHERE s.id = listeners.study_id AND j.value IN ('PROLIFIC_PID', 'workerId', 'participantId', 'PARTICIPANT_ID')
+         ORDER BY j.key LIMIT 1) || '"');
+
+      -- Further tokens of a session resumed in another browser (its first token stays in listeners.token_hash).
+      CREATE TABLE session_tokens (
+        token_hash  TEXT PRIMARY KEY,
+        listener_id TEXT NOT NULL REFERENCES listeners(id),
+        created_at  TEXT NOT NULL
+      );
+    `,
+  },
+  {
     version: 6,
     name: 'served audio copies',
     sql: `

@@ -1,37 +1,98 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { HttpError } from '../errors';
-import type { Role } from '../store/access-tokens';
+import { tokenId, type Role } from '../store/access-tokens';
 import type { ListenerRow } from '../store/sessions';
 import type { StudyRow } from '../store/studies';
+import type { RateLimits } from './security';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** onRequest hook: a valid researcher/analyst token of one of `roles`, else 401/403. */
+    /** onRequest hook: a valid researcher/analyst token of one of `roles`, else 401/403 (429 after repeated failures). */
     requireRole(...roles: Role[]): onRequestAsyncHookHandler;
     /** onRequest hook: a valid listener session token; sets request.session. */
     requireSession: onRequestAsyncHookHandler;
+    /** The role `token` grants, counted against the failure limits like every staff authentication. */
+    authenticateStaff(request: FastifyRequest, reply: FastifyReply, token: string): Promise<Role>;
   }
   interface FastifyRequest {
     session: { listener: ListenerRow; study: StudyRow } | null;
+    /** The role of the access token that passed requireRole. */
+    staffRole: Role | null;
   }
 }
 
+/** The studio's sign-in cookie: HttpOnly, so no script on this origin (the listener pages included) can read the token. */
+export const STAFF_COOKIE = 'earmark_staff';
+const TOKEN_CHARS = '[A-Za-z0-9._~+/=-]{1,512}';
+const BEARER = new RegExp(`^Bearer (${TOKEN_CHARS})$`);
+const COOKIE = new RegExp(`(?:^|;\\s*)${STAFF_COOKIE}=(${TOKEN_CHARS})(?:;|$)`);
+
 function bearer(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
-  const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/.exec(header) : null;
-  return match ? match[1] : null;
+  return typeof header === 'string' ? (BEARER.exec(header)?.[1] ?? null) : null;
 }
 
-export const authPlugin = fp(
-  async (app) => {
-    app.decorateRequest('session', null);
+/** A staff credential: the Authorization header (CLI, scripts, tests) or the studio's cookie. */
+function staffCredential(request: FastifyRequest): string | null {
+  const cookie = request.headers.cookie;
+  return bearer(request) ?? (typeof cookie === 'string' ? (COOKIE.exec(cookie)?.[1] ?? null) : null);
+}
 
-    app.decorate('requireRole', (...roles: Role[]): onRequestAsyncHookHandler => async (request) => {
-      const token = bearer(request);
-      const role = token ? await app.store.accessTokens.verify(token) : null;
-      if (!role) throw new HttpError(401, 'unauthorized', 'a valid researcher or analyst token is required');
+/**
+ * Failed staff authentications per key in fixed one-minute windows. Checked before any key
+ * derivation, so a flood of wrong tokens costs a map lookup each, not a scrypt run.
+ */
+class FailureCounter {
+  private readonly windows = new Map<string, { failures: number; resetAt: number }>();
+
+  /** Seconds until `key` may try again, or 0. */
+  waitFor(key: string, max: number, now = Date.now()): number {
+    const window = this.windows.get(key);
+    if (!window || window.resetAt <= now) return 0;
+    return window.failures >= max ? Math.ceil((window.resetAt - now) / 1000) : 0;
+  }
+
+  fail(key: string, now = Date.now()): void {
+    const window = this.windows.get(key);
+    if (window && window.resetAt > now) window.failures += 1;
+    else this.windows.set(key, { failures: 1, resetAt: now + 60_000 });
+    if (this.windows.size > 10_000) for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+  }
+}
+
+export const authPlugin = fp<{ rateLimits: RateLimits }>(
+  async (app, { rateLimits }) => {
+    app.decorateRequest('session', null);
+    app.decorateRequest('staffRole', null);
+    const failures = new FailureCounter();
+
+    app.decorate('authenticateStaff', async (request: FastifyRequest, reply: FastifyReply, token: string): Promise<Role> => {
+      const byAddress = `ip:${request.ip}`;
+      const byId = `id:${tokenId(token)}`;
+      const wait = Math.max(
+        failures.waitFor(byAddress, rateLimits.authFailuresPerIp),
+        failures.waitFor(byId, rateLimits.authFailuresPerToken),
+      );
+      if (wait > 0) {
+        reply.header('retry-after', wait);
+        throw new HttpError(429, 'rate_limited', `too many failed sign-ins; try again in ${wait} s`);
+      }
+      const role = await app.store.accessTokens.verify(token);
+      if (!role) {
+        failures.fail(byAddress);
+        failures.fail(byId);
+        throw new HttpError(401, 'unauthorized', 'a valid researcher or analyst token is required');
+      }
+      return role;
+    });
+
+    app.decorate('requireRole', (...roles: Role[]): onRequestAsyncHookHandler => async (request, reply) => {
+      const token = staffCredential(request);
+      if (!token) throw new HttpError(401, 'unauthorized', 'a valid researcher or analyst token is required');
+      const role = await app.authenticateStaff(request, reply, token);
       if (!roles.includes(role)) throw new HttpError(403, 'forbidden', `this needs the ${roles.join(' or ')} role`);
+      request.staffRole = role;
     });
 
     app.decorate('requireSession', async (request: FastifyRequest) => {

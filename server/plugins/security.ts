@@ -13,8 +13,13 @@ export interface RateLimits {
   sessionsPerIp: number;
   votesPerIp: number;
   votesPerSession: number;
+  /** Failed staff authentications per minute, per address and per token id (checked before any key derivation). */
+  authFailuresPerIp: number;
+  authFailuresPerToken: number;
 }
-export const defaultRateLimits: RateLimits = { sessionsPerIp: 60, votesPerIp: 3000, votesPerSession: 240 };
+export const defaultRateLimits: RateLimits = {
+  sessionsPerIp: 60, votesPerIp: 3000, votesPerSession: 240, authFailuresPerIp: 10, authFailuresPerToken: 10,
+};
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,7 +44,10 @@ const directives = {
   // Studies are often run over plain HTTP on a lab network; upgrading would break every asset.
   upgradeInsecureRequests: null,
 };
-const secureHeaders = helmet({ contentSecurityPolicy: { directives }, referrerPolicy: { policy: 'no-referrer' } });
+// HSTS is added per request, over HTTPS only: on plain HTTP it means nothing to a browser, and a
+// lab server reached once over HTTPS on the same name would be locked to HTTPS for a year.
+const secureHeaders = helmet({ contentSecurityPolicy: { directives }, referrerPolicy: { policy: 'no-referrer' }, strictTransportSecurity: false });
+const HSTS = 'max-age=31536000; includeSubDomains';
 
 export interface PageNonces {
   script: string;
@@ -68,6 +76,7 @@ export function withPageNonces(reply: FastifyReply): PageNonces {
 
 const STATUS_CODES: Record<number, string> = {
   400: 'bad_request',
+  403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
   406: 'not_acceptable',
@@ -109,7 +118,11 @@ export const securityPlugin = fp<{ rateLimits: RateLimits }>(
   async (app, { rateLimits }) => {
     // One helmet middleware built up front: the headers are the same for every answer, so
     // building them per request (as @fastify/helmet does) would cost every vote.
-    app.addHook('onRequest', (request, reply, done) => secureHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined)));
+    app.addHook('onRequest', (request, reply, done) => {
+      // protocol is https on a TLS socket, or behind a trusted proxy that says X-Forwarded-Proto: https.
+      if (request.protocol === 'https') reply.raw.setHeader('strict-transport-security', HSTS);
+      secureHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined));
+    });
 
     await app.register(rateLimit, { global: false });
     app.decorate('limitRate', (name: keyof RateLimits, key: (request: FastifyRequest) => string) => {

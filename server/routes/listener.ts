@@ -5,7 +5,7 @@ import {
 } from '../contract';
 import { HttpError, conflict, notFound } from '../errors';
 import { StudyFullError } from '../../studies/design';
-import { hashSessionToken } from '../store/sessions';
+import { ParticipantMismatchError, hashSessionToken } from '../store/sessions';
 
 const unknownStudy = () => notFound('unknown_study', 'no such study');
 
@@ -30,21 +30,25 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/sessions',
     {
       onRequest: app.limitRate('sessionsPerIp', perIp),
-      schema: { body: StartSessionBody, response: { 201: StartSessionReply } },
+      schema: { body: StartSessionBody, response: { 200: StartSessionReply, 201: StartSessionReply } },
     },
     async (request, reply) => {
       const study = app.store.studies.get(request.body.study);
       if (!study || study.status === 'draft') throw unknownStudy();
       if (study.status !== 'open') throw conflict('study_not_open', `this study is ${study.status}`, 'study');
-      let token: string;
+      let started: { token: string; resumed: boolean };
       try {
-        ({ token } = app.store.sessions.create(study, request.body.external, request.headers['user-agent'] ?? null));
+        started = app.store.sessions.create(study, request.body.external, request.headers['user-agent'] ?? null, request.ip);
       } catch (error) {
         if (error instanceof StudyFullError) throw conflict('study_full', 'this study has all the ratings it needs', 'study');
+        if (error instanceof ParticipantMismatchError) {
+          throw conflict('participant_has_session', 'this participant already has a session in this study; continue it from the link you were given', 'external');
+        }
         throw error;
       }
-      const listener = app.store.sessions.byToken(token)!;
-      return reply.code(201).send({ token, state: app.store.sessions.state(listener, study) });
+      const listener = app.store.sessions.byToken(started.token)!;
+      // 200: the participant's existing session, resumed in this browser; 201: a new one.
+      return reply.code(started.resumed ? 200 : 201).send({ token: started.token, state: app.store.sessions.state(listener, study) });
     },
   );
 

@@ -9,12 +9,11 @@ import {
 } from '../contract';
 import { conflict, HttpError, notFound } from '../errors';
 import { liveRepository } from '../store/live';
-import { sourcesFromUploads, studyFolders, studyTemplates } from '../store/study-folders';
-import { setStudyStatus, planStudy, StudyLockedError } from '../../studies/build';
-import { loadStudyDir, type BuildSummary } from '../../studies/load';
+import { sourcesFromUploads, studyFolders, studyTemplates, unreadableUpload } from '../store/study-folders';
+import { setStudyStatus, StudyLockedError } from '../../studies/build';
+import { describeMaterial, loadStudyDir, validateStudyDir, type BuildSummary } from '../../studies/load';
 import { parseStudyYaml, StudyDefinitionError } from '../../studies/parse';
 import { readStudyDefinition } from '../../studies/settings';
-import { resolveSources, runSources } from '../../studies/sources';
 
 const StudyParams = z.object({ study: StudyId });
 const ActionParams = z.object({ study: StudyId, action: StudyAction });
@@ -59,14 +58,17 @@ function lockedError(error: StudyLockedError, studyId: string): HttpError {
   );
 }
 
-function toBuildReport(summary: BuildSummary | { studyId: string; action: 'validated'; status: null; items: BuildSummary['items']; sampler: BuildSummary['sampler']; sources: BuildSummary['sources'] }): BuildReport {
+type Validated = Omit<BuildSummary, 'action' | 'status' | 'audio'> & { action: 'validated'; status: null };
+
+function toBuildReport(summary: BuildSummary | Validated, read: BuildReport['sources'] = []): BuildReport {
   return {
     study: summary.studyId,
     action: summary.action as BuildReport['action'],
     status: summary.status as BuildReport['status'],
     items: summary.items,
     sampler: summary.sampler,
-    sources: summary.sources.map((s) => ({ kind: s.source.kind, summary: s.summary })),
+    sources: [...read, ...summary.sources.map((s) => ({ kind: s.source.kind, summary: s.summary }))],
+    notes: summary.notes,
   };
 }
 
@@ -75,7 +77,8 @@ function toBuildReport(summary: BuildSummary | { studyId: string; action: 'valid
  * judge files, validate, build, preview, open/pause/close and clone — all on the study folders
  * `npm run study` uses, so nothing needs shell access.
  */
-export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (app, { dataDir }) => {
+export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: readonly string[] }> = async (app, { dataDir, corpora = [] }) => {
+  const roots = { dataDir, corpora };
   const folders = studyFolders(dataDir);
   const live = liveRepository(app.db);
   const researcher = app.requireRole('researcher');
@@ -86,6 +89,8 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
     busy.set(studyId, run.catch(() => undefined));
     return run;
   };
+
+  const hasVotes = (studyId: string) => live.votesPerItem(studyId).some((i) => i.votes > 0);
 
   const detail = (studyId: string, request: FastifyRequest): StudyDetail => {
     const summary = app.store.studies.list().find((s) => s.id === studyId);
@@ -114,16 +119,20 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
       files: editable ? folders.files(studyId) : { captions: [], judges: [] },
       itemsByKind: live.itemsByKind(studyId),
       links: listenerLinks(originOf(request), studyId, recorded),
+      undo: editable ? folders.lastChange(studyId) : null,
     };
   };
 
-  /** Parses, imports the sources (idempotent: manifest only) and plans, writing nothing to the study. */
+  /** The CLI's `validate`: reads the sources as a dry run and plans; writes nothing anywhere. */
   const validate = async (studyId: string): Promise<BuildReport> => {
-    const parsed = parseStudyYaml(folders.readYaml(studyId), `${studyId}/study.yaml`);
-    const sources = await runSources(app.db, resolveSources(parsed, folders.dir(studyId)), (await import('../../studies/manifest-importers')).manifestImporters);
-    const plan = planStudy(app.db, parsed);
-    const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
-    return toBuildReport({ studyId, action: 'validated', status: null, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources });
+    folders.assertExists(studyId);
+    const result = await validateStudyDir(app.db, folders.dir(studyId), roots);
+    const items = result.plan?.items ?? [];
+    const count = (kind: string) => items.filter((i) => i.kind === kind).length;
+    return toBuildReport({
+      studyId, action: 'validated', status: null, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') },
+      sampler: result.plan?.sampler ?? null, sources: [], notes: result.notes,
+    }, result.material ? [{ kind: 'dry run', summary: describeMaterial(result.material) }] : []);
   };
 
   const definitionReplies = { 400: DefinitionErrorBody };
@@ -166,14 +175,13 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
       try {
         parseStudyYaml(request.body.yaml, `${study}/study.yaml`);
         await serially(study, async () => {
-          const previous = folders.readYaml(study);
           folders.writeYaml(study, request.body.yaml);
-          if (live.votesPerItem(study).every((i) => i.votes === 0)) return;
-          // Votes exist: apply the edit now if it keeps items and captions, else put the old text back.
+          if (!hasVotes(study)) return;
+          // Votes exist: apply the edit now if it keeps items and captions, else take it back.
           try {
-            await loadStudyDir(app.db, folders.dir(study));
+            await loadStudyDir(app.db, folders.dir(study), roots);
           } catch (error) {
-            folders.writeYaml(study, previous);
+            folders.undo(study);
             throw error;
           }
         });
@@ -191,15 +199,10 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
     { onRequest: researcher, bodyLimit: UPLOAD_LIMIT, schema: { params: StudyParams, body: UploadStudyFileBody, response: { 201: StudyFiles } } },
     async (request, reply) => {
       const { study } = request.params;
-      const { kind, name, content } = request.body;
-      if (name.endsWith('.json')) {
-        try {
-          JSON.parse(content);
-        } catch (error) {
-          throw new HttpError(400, 'invalid_file', `${kind}/${name} is not JSON: ${(error as Error).message}`, 'content');
-        }
-      }
-      folders.writeFile(study, kind, name, content);
+      const { kind, name, content, replace } = request.body;
+      const unreadable = unreadableUpload(`${kind}/${name}`, content);
+      if (unreadable) throw new HttpError(400, 'invalid_file', unreadable, 'content');
+      folders.writeFile(study, kind, name, content, replace);
       return reply.code(201).send(folders.files(study));
     },
   );
@@ -216,7 +219,22 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
         if (error instanceof StudyDefinitionError) return definitionError(reply, error);
         throw error;
       }
-      folders.writeYaml(study, yaml);
+      folders.writeYaml(study, yaml, 'use the uploaded files as sources');
+      return detail(study, request);
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/undo',
+    { onRequest: researcher, schema: { params: StudyParams, response: { 200: StudyDetail } } },
+    async (request) => {
+      const { study } = request.params;
+      folders.assertExists(study);
+      await serially(study, async () => {
+        // Once listeners voted, changes go through Save, which checks what they may touch.
+        if (hasVotes(study)) throw conflict('study_locked', `study ${study} already has votes: edit and save the definition instead of undoing`);
+        folders.undo(study);
+      });
       return detail(study, request);
     },
   );
@@ -241,7 +259,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = asy
       const { study } = request.params;
       folders.assertExists(study);
       try {
-        const { summary } = await serially(study, () => loadStudyDir(app.db, folders.dir(study)));
+        const { summary } = await serially(study, () => loadStudyDir(app.db, folders.dir(study), roots));
         return toBuildReport(summary);
       } catch (error) {
         if (error instanceof StudyDefinitionError) return definitionError(reply, error);

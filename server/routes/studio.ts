@@ -1,20 +1,67 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ExportBundle, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ExportBundle, ParticipantTable, StaffSession, StaffSignInBody, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
 import { bundleFiles } from '../bundle';
-import { conflict, notFound } from '../errors';
+import { approvalsCsv, participantTable } from '../participants';
+import { studyFolders } from '../store/study-folders';
+import { zipBundle } from '../../analysis/bundle-zip';
+import { HttpError, conflict, notFound } from '../errors';
+import { STAFF_COOKIE } from '../plugins/auth';
 import { setStudyStatus } from '../../studies/build';
 
 const StudyParams = z.object({ study: StudyId });
+/** A studio sign-in lasts a working day. */
+const SIGN_IN_SECONDS = 12 * 3600;
+
+/** A download: saved under `fileName` (a study id and a fixed suffix, so nothing to escape), never cached. */
+const attachment = (reply: FastifyReply, type: string, fileName: string) =>
+  reply.type(type).header('content-disposition', `attachment; filename="${fileName}"`).header('cache-control', 'no-store');
 
 /** Researcher (and, where said, analyst) routes; every one checks the access token first. */
-export const studioRoutes: FastifyPluginAsyncZod = async (app) => {
+export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (app, { dataDir }) => {
   const unknownStudy = () => notFound('unknown_study', 'no such study');
+  const folders = studyFolders(dataDir);
+  const built = () => app.store.studies.list().map((s) => ({ ...s, built: true }));
+
+  // Sign-in: the token goes into an HttpOnly, SameSite=Strict cookie, out of reach of any script
+  // on this origin (listener pages included); the API keeps taking it as a bearer header too.
+  const cookie = (request: FastifyRequest, value: string, maxAge: number) =>
+    `${STAFF_COOKIE}=${value}; Path=/api; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${request.protocol === 'https' ? '; Secure' : ''}`;
+
+  app.post(
+    '/api/studio/session',
+    { schema: { body: StaffSignInBody, response: { 200: StaffSession } } },
+    async (request, reply) => {
+      const token = request.body.token.trim();
+      if (!/^[A-Za-z0-9._~+/=-]+$/.test(token)) throw new HttpError(401, 'unauthorized', 'that is not an access token');
+      const role = await app.authenticateStaff(request, reply, token);
+      reply.header('set-cookie', cookie(request, token, SIGN_IN_SECONDS)).header('cache-control', 'no-store');
+      return { role };
+    },
+  );
+
+  app.get(
+    '/api/studio/session',
+    { onRequest: app.requireRole('researcher', 'analyst'), schema: { response: { 200: StaffSession } } },
+    async (request) => ({ role: request.staffRole! }),
+  );
+
+  app.delete('/api/studio/session', async (request, reply) => reply.header('set-cookie', cookie(request, '', 0)).code(204).send());
 
   app.get(
     '/api/studio/studies',
     { onRequest: app.requireRole('researcher', 'analyst'), schema: { response: { 200: StudioStudyList } } },
-    async () => ({ studies: app.store.studies.list() }),
+    // Built studies, and the study folders of the data directory not built yet: one list, however made.
+    async () => {
+      const studies = built();
+      const known = new Set(studies.map((s) => s.id));
+      const drafts = folders
+        .list()
+        .filter((name) => !known.has(name))
+        .map((id) => ({ id, title: folders.title(id), status: 'draft' as const, items: 0, listeners: 0, completed: 0, votes: 0, built: false }));
+      return { studies: [...studies, ...drafts] };
+    },
   );
 
   app.post(
@@ -30,7 +77,7 @@ export const studioRoutes: FastifyPluginAsyncZod = async (app) => {
       } catch (error) {
         throw conflict('status_refused', (error as Error).message, 'status');
       }
-      return app.store.studies.list().find((s) => s.id === request.params.study)!;
+      return built().find((s) => s.id === request.params.study)!;
     },
   );
 
@@ -43,6 +90,37 @@ export const studioRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       if (!app.store.studies.get(request.params.study)) throw unknownStudy();
       return bundleFiles(app.store.exports.rows(request.params.study));
+    },
+  );
+
+  // The same files as /export, zipped in one folder: what `npm run analyze` takes as is.
+  app.get(
+    '/api/studio/studies/:study/export.zip',
+    { onRequest: app.requireRole('researcher', 'analyst'), schema: { params: StudyParams } },
+    async (request, reply) => {
+      const { study } = request.params;
+      if (!app.store.studies.get(study)) throw unknownStudy();
+      return attachment(reply, 'application/zip', `${study}-bundle.zip`).send(Buffer.from(zipBundle(`${study}-bundle`, bundleFiles(app.store.exports.rows(study)))));
+    },
+  );
+
+  // Who took part and how each fared: the recruiting platform's ids are the researcher's to see.
+  app.get(
+    '/api/studio/studies/:study/participants',
+    { onRequest: app.requireRole('researcher'), schema: { params: StudyParams, response: { 200: ParticipantTable } } },
+    async (request) => {
+      if (!app.store.studies.get(request.params.study)) throw unknownStudy();
+      return { study: request.params.study, participants: participantTable(app.db, request.params.study) };
+    },
+  );
+
+  app.get(
+    '/api/studio/studies/:study/approvals.csv',
+    { onRequest: app.requireRole('researcher'), schema: { params: StudyParams } },
+    async (request, reply) => {
+      const { study } = request.params;
+      if (!app.store.studies.get(study)) throw unknownStudy();
+      return attachment(reply, 'text/csv; charset=utf-8', `${study}-approvals.csv`).send(approvalsCsv(participantTable(app.db, study)));
     },
   );
 };

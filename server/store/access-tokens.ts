@@ -14,6 +14,11 @@ export interface AccessToken {
 
 const derive = promisify(scrypt) as (secret: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 const KEY_BYTES = 32;
+/** What an unknown or revoked token is checked against: same work, never a match. */
+const decoy = { salt: randomBytes(16), hash: randomBytes(KEY_BYTES) };
+
+/** The public part of a token (`<id>.<secret>`), which failure limits are counted by. */
+export const tokenId = (token: string): string => token.slice(0, Math.max(0, token.indexOf('.'))).slice(0, 64);
 
 /**
  * Researcher/analyst tokens look like `<id>.<secret>`: the id finds the row, the secret is
@@ -44,14 +49,18 @@ export function accessTokenRepository(db: Db) {
       insert.run(id, role, salt.toString('hex'), hash.toString('hex'), label, new Date().toISOString());
       return { id, token: `${id}.${secret}` };
     },
-    /** The role a presented token grants, or null (unknown, malformed, revoked or wrong secret). */
+    /**
+     * The role a presented token grants, or null (unknown, malformed, revoked or wrong secret).
+     * Every refusal runs the same key derivation, so its timing does not tell an unknown or
+     * revoked id from a known one with a wrong secret.
+     */
     async verify(token: string): Promise<Role | null> {
       const dot = token.indexOf('.');
-      if (dot < 1) return null;
-      const row = byId.get(token.slice(0, dot));
-      if (!row || row.revoked_at) return null;
-      const presented = await derive(token.slice(dot + 1), Buffer.from(row.salt, 'hex'), KEY_BYTES);
-      return timingSafeEqual(presented, Buffer.from(row.hash, 'hex')) ? row.role : null;
+      const row = dot > 0 ? byId.get(token.slice(0, dot)) : undefined;
+      const usable = row !== undefined && row.revoked_at === null;
+      const presented = await derive(dot > 0 ? token.slice(dot + 1) : token, usable ? Buffer.from(row.salt, 'hex') : decoy.salt, KEY_BYTES);
+      const matches = timingSafeEqual(presented, usable ? Buffer.from(row.hash, 'hex') : decoy.hash);
+      return usable && matches ? row.role : null;
     },
     list: (): AccessToken[] => all.all(),
     revoke: (id: string): boolean => revoke.run(new Date().toISOString(), id).changes === 1,

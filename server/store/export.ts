@@ -1,4 +1,5 @@
 import type { Db } from '../db/open';
+import { StudyDefinition } from '../../studies/schema';
 
 export interface ExportItem {
   item_id: string;
@@ -30,15 +31,37 @@ export interface ExportJudgeScore {
   run: string;
   score: number;
 }
+export interface ExportListener {
+  listener_id: string;
+  started_at: string;
+  completed_at: string | null;
+  screening: 'passed' | 'failed' | null;
+  /** the link parameters recorded at session start (only those the study keeps) */
+  external: Record<string, string>;
+  completion_code: string | null;
+}
 export interface ExportRows {
+  studyId: string;
+  /** the study's stored definition: the rules and link parameters of study.json and listeners.csv */
+  definition: StudyDefinition;
   items: ExportItem[];
   votes: ExportVote[];
   judgeScores: ExportJudgeScore[];
+  listeners: ExportListener[];
+}
+
+/** The stored screening JSON as listeners.csv's outcome; null when the check never reported. */
+export function screeningOutcome(json: string | null): ExportListener['screening'] {
+  if (json === null) return null;
+  const passed = (JSON.parse(json) as { passed?: unknown }).passed;
+  return passed === true ? 'passed' : passed === false ? 'failed' : null;
 }
 
 /**
- * The rows of a study's export bundle (analysis-spec §1). Practice trials are left out: they
- * teach the task and are not data. Judge scores are those of the captions the study shows.
+ * The rows of a study's export bundle (analysis-spec §1), read in one transaction so the files
+ * describe one moment. Practice trials are left out: they teach the task and are not data.
+ * Judge scores are those of the captions the study shows, as the study's build kept them. Every
+ * listener who started a session is listed, voted or not.
  */
 export function exportRepository(db: Db) {
   const items = db.prepare<[string], ExportItem>(`
@@ -50,19 +73,30 @@ export function exportRepository(db: Db) {
            v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id
     FROM votes v JOIN items i ON i.id = v.item_id
     WHERE i.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`);
-  const judgeScores = db.prepare<[string, string], ExportJudgeScore>(`
-    SELECT j.utterance_id, j.system, j.judge, j.run, j.score FROM judge_scores j
-    WHERE EXISTS (SELECT 1 FROM items i WHERE i.study_id = ? AND i.kind != 'practice'
-                    AND i.utterance_id = j.utterance_id AND j.system = i.system_a)
-       OR EXISTS (SELECT 1 FROM items i WHERE i.study_id = ? AND i.kind != 'practice'
-                    AND i.utterance_id = j.utterance_id AND j.system = i.system_b)
-    ORDER BY j.utterance_id, j.system, j.judge, j.run`);
+  // The study's own copy, taken at build from the judge files it declares (migration 3).
+  const judgeScores = db.prepare<[string], ExportJudgeScore>(`
+    SELECT utterance_id, system, judge, run, score FROM study_judge_scores
+    WHERE study_id = ? ORDER BY utterance_id, system, judge, run`);
+  const listeners = db.prepare<[string], { id: string; created_at: string; completed_at: string | null; screening: string | null; external: string; completion_code: string | null }>(`
+    SELECT id, created_at, completed_at, screening, external, completion_code FROM listeners
+    WHERE study_id = ? ORDER BY created_at, rowid`);
+  const definition = db.prepare<[string], { definition: string }>('SELECT definition FROM studies WHERE id = ?');
   return {
     rows: db.transaction(
       (studyId: string): ExportRows => ({
+        studyId,
+        definition: StudyDefinition.parse(JSON.parse(definition.get(studyId)!.definition)),
         items: items.all(studyId),
         votes: votes.all(studyId),
-        judgeScores: judgeScores.all(studyId, studyId),
+        judgeScores: judgeScores.all(studyId),
+        listeners: listeners.all(studyId).map((l) => ({
+          listener_id: l.id,
+          started_at: l.created_at,
+          completed_at: l.completed_at,
+          screening: screeningOutcome(l.screening),
+          external: JSON.parse(l.external) as Record<string, string>,
+          completion_code: l.completion_code,
+        })),
       }),
     ),
   };

@@ -1,7 +1,5 @@
-import { median } from 'simple-statistics';
 import type { Db } from '../db/open';
-import type { ListeningRequirement } from '../contract';
-import type { ListenerFacts } from '../../analysis/exclusion';
+import { screeningOutcome } from './export';
 import { toTrial } from './sessions';
 import type { Trial } from '../contract';
 
@@ -16,9 +14,9 @@ export interface ItemPreview {
 }
 
 /**
- * What the studio reads about a study while it runs: listener and vote counts, the facts the
- * exclusion rules need per listener, and every trial as listeners receive it (for preview).
- * Read-only; the figures the dashboard shows come from here and from analysis/.
+ * What the studio reads about a study while it runs: listener and vote counts and every trial
+ * as listeners receive it (for preview). Read-only; exclusions and statistics are not here: the
+ * dashboard takes them from the live report (the export's rows through analysis/).
  */
 export function liveRepository(db: Db) {
   const listenerCounts = db.prepare<[string], { started: number; completed: number }>(`
@@ -32,12 +30,6 @@ export function liveRepository(db: Db) {
   const itemCounts = db.prepare<[string], { kind: ItemKind; n: number }>(
     'SELECT kind, count(*) AS n FROM items WHERE study_id = ? GROUP BY kind',
   );
-  const votesByListener = db.prepare<
-    [string],
-    { listener_id: string; response_ms: number; heard_to_end: 0 | 1; seconds_listened: number }
-  >(`
-    SELECT v.listener_id, v.response_ms, v.heard_to_end, v.seconds_listened
-    FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind != 'practice'`);
   const attentionByListener = db.prepare<[string], { listener_id: string; answered: number; correct: number }>(`
     SELECT v.listener_id, count(*) AS answered, sum(v.chosen = i.expected) AS correct
     FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind = 'attention'
@@ -45,22 +37,21 @@ export function liveRepository(db: Db) {
   const screenings = db.prepare<[string], { id: string; screening: string | null }>(
     'SELECT id, screening FROM listeners WHERE study_id = ?',
   );
+  // Progress counts the trials the listener sees (practice included), as their progress bar does.
+  const participantRows = db.prepare<
+    [string],
+    { id: string; external: string; created_at: string; completed_at: string | null; completion_code: string | null; total: number; done: number }
+  >(`
+    SELECT l.id, l.external, l.created_at, l.completed_at, l.completion_code,
+           (SELECT count(*) FROM assignments a WHERE a.listener_id = l.id) AS total,
+           (SELECT count(*) FROM votes v WHERE v.listener_id = l.id) AS done
+    FROM listeners l WHERE l.study_id = ? ORDER BY l.created_at, l.id`);
   const previewRows = db.prepare<
     [string],
     { seq: number; kind: ItemKind; system_a: string; system_b: string; expected: 'a' | 'b' | null; clip_id: string; duration: number; caption_a: string; caption_b: string }
   >(`
     SELECT i.seq, i.kind, i.system_a, i.system_b, i.expected, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
     FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq`);
-
-  /** Screening outcome per listener: null when the check never reported (not run). */
-  const screeningOutcomes = (studyId: string): Map<string, 'pass' | 'fail' | null> =>
-    new Map(
-      screenings.all(studyId).map((r) => {
-        if (r.screening === null) return [r.id, null];
-        const parsed = JSON.parse(r.screening) as { passed?: unknown };
-        return [r.id, parsed.passed === true ? 'pass' : parsed.passed === false ? 'fail' : null];
-      }),
-    );
 
   return {
     listeners: (studyId: string) => listenerCounts.get(studyId)!,
@@ -72,25 +63,11 @@ export function liveRepository(db: Db) {
       return counts;
     },
     attention: (studyId: string) => attentionByListener.all(studyId),
-    screeningOutcomes,
-    /** Per listener who voted: median response time, listening-requirement violations, screening. */
-    listenerFacts(studyId: string, listening: ListeningRequirement): Map<string, ListenerFacts> {
-      const byListener = new Map<string, { times: number[]; violations: number }>();
-      for (const v of votesByListener.all(studyId)) {
-        let entry = byListener.get(v.listener_id);
-        if (!entry) byListener.set(v.listener_id, (entry = { times: [], violations: 0 }));
-        entry.times.push(v.response_ms);
-        const met = listening.mode === 'whole' ? v.heard_to_end === 1 : v.seconds_listened >= listening.seconds;
-        if (!met) entry.violations++;
-      }
-      const screening = screeningOutcomes(studyId);
-      return new Map(
-        [...byListener].map(([id, e]) => [
-          id,
-          { median_response_ms: median(e.times), listening_violations: e.violations, screening: screening.get(id) ?? null },
-        ]),
-      );
-    },
+    /** Each listener's screening outcome as listeners.csv words it (passed, failed or null). */
+    screeningOutcomes: (studyId: string) => new Map(screenings.all(studyId).map((r) => [r.id, screeningOutcome(r.screening)])),
+    /** Every listener of the study with their link parameters, progress and completion, oldest first. */
+    participants: (studyId: string) =>
+      participantRows.all(studyId).map((r) => ({ ...r, external: JSON.parse(r.external) as Record<string, string> })),
     /** Every trial in study order, in the listener's Trial shape (caption a shown first). */
     preview(studyId: string): ItemPreview[] {
       return previewRows.all(studyId).map((r) => ({

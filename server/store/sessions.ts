@@ -1,8 +1,10 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../db/open';
 import { UPCOMING_TRIALS, type ScreeningBody, type SessionState, type Trial } from '../contract';
 import type { StudyRow } from './studies';
+import { conflict } from '../errors';
 import { assignTrials } from '../../studies/design';
+import { installationSecret } from '../../audio-manifest/ids';
 
 /** The listener a session token resolves to. */
 export interface ListenerRow {
@@ -22,16 +24,64 @@ interface TrialRow {
   caption_b: string;
 }
 
+/** listeners.screening: one check's outcome, or both checks' under `results`. */
+interface StoredScreening {
+  kind: string;
+  passed: boolean;
+  recordedAt: string;
+  results?: StoredScreening[];
+}
+
+/**
+ * Link parameters that name a person (not a study, session or assignment): a session started with
+ * one of them is that participant's only session in the study.
+ */
+export const PARTICIPANT_PARAMETERS = ['PROLIFIC_PID', 'workerId', 'participantId', 'PARTICIPANT_ID'];
+
+/** The participant id a link carries: the first of the study's recorded parameters that names a person. */
+export function participantOf(linkParameters: string[], kept: Record<string, string>): string | null {
+  const key = linkParameters.find((p) => PARTICIPANT_PARAMETERS.includes(p) && kept[p]);
+  return key ? kept[key] : null;
+}
+
+/** The participant id of an existing session came with other link parameters than this start. */
+export class ParticipantMismatchError extends Error {}
+
+/**
+ * A keyed hash of the client's network, for the per-address cap on held trials: an IPv4 address,
+ * or an IPv6 address's /64 (one household or phone gets a whole /64). The address itself is not kept.
+ */
+function clientKey(secret: string, address: string): string {
+  const network = address.includes(':') && !address.startsWith('::ffff:') ? expandIpv6(address).slice(0, 4).join(':') : address.replace(/^::ffff:/, '');
+  return createHmac('sha256', secret).update(`client\0${network}`).digest('hex').slice(0, 32);
+}
+
+function expandIpv6(address: string): string[] {
+  const [head, tail = ''] = address.split('%')[0].split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') && tail ? tail.split(':') : [];
+  return [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+}
+
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 export function sessionRepository(db: Db) {
   const insertListener = db.prepare(
-    'INSERT INTO listeners (id, study_id, token_hash, external, user_agent, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    `INSERT INTO listeners (id, study_id, token_hash, external, user_agent, created_at, participant, client_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // A session's first token is on its row; tokens of the browsers it was resumed in are in session_tokens.
   const byTokenHash = db.prepare<
-    [string],
+    [string, string],
     { id: string; study_id: string; screening: string | null; completion_code: string | null }
-  >('SELECT id, study_id, screening, completion_code FROM listeners WHERE token_hash = ?');
+  >(`SELECT id, study_id, screening, completion_code FROM listeners
+      WHERE id = COALESCE((SELECT listener_id FROM session_tokens WHERE token_hash = ?),
+                          (SELECT id FROM listeners WHERE token_hash = ?))`);
+  const byParticipant = db.prepare<[string, string], { id: string; external: string }>(
+    'SELECT id, external FROM listeners WHERE study_id = ? AND participant = ? ORDER BY created_at LIMIT 1',
+  );
+  const insertToken = db.prepare('INSERT INTO session_tokens (token_hash, listener_id, created_at) VALUES (?, ?, ?)');
+  const keySecret = installationSecret(db);
   // The next unanswered trials only: walks the listener's assignments in position order (primary
   // key) and stops after the current one and its upcoming ones, instead of reading every trial.
   const openTrials = db.prepare<[string, number], TrialRow>(`
@@ -47,32 +97,47 @@ export function sessionRepository(db: Db) {
     SELECT (SELECT count(*) FROM assignments WHERE listener_id = ?) AS total,
            (SELECT count(*) FROM votes WHERE listener_id = ?) AS done`);
   const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
+  const screeningOf = db.prepare<[string], { screening: string | null; voted: 0 | 1 }>(
+    'SELECT screening, EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id) AS voted FROM listeners l WHERE id = ?',
+  );
 
-  const createListener = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null) => {
+  const createListener = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null, clientAddress: string) => {
     const token = randomBytes(32).toString('base64url');
-    const listenerId = randomUUID();
+    const now = new Date().toISOString();
     // Only what the study asked to record: a link may carry anything.
     const kept = Object.fromEntries(
       Object.entries(external).filter(([key]) => study.definition.linkParameters.includes(key)),
     );
+    const participant = participantOf(study.definition.linkParameters, kept);
+    const earlier = participant === null ? undefined : byParticipant.get(study.id, participant);
+    if (earlier) {
+      // The same participant again, in any browser: their one session goes on, under a new token
+      // for this browser, if the link carries every parameter that session was started with.
+      const recorded = JSON.parse(earlier.external) as Record<string, string>;
+      if (!Object.entries(recorded).every(([key, value]) => kept[key] === value)) throw new ParticipantMismatchError();
+      insertToken.run(hashSessionToken(token), earlier.id, now);
+      return { token, listenerId: earlier.id, resumed: true };
+    }
+    const listenerId = randomUUID();
     insertListener.run(
-      listenerId,
-      study.id,
-      hashSessionToken(token),
-      JSON.stringify(kept),
-      userAgent?.slice(0, 512) ?? null,
-      new Date().toISOString(),
+      listenerId, study.id, hashSessionToken(token), JSON.stringify(kept), userAgent?.slice(0, 512) ?? null, now,
+      participant, clientKey(keySecret, clientAddress),
     );
     assignTrials(db, study.id, listenerId);
-    return { token, listenerId };
+    return { token, listenerId, resumed: false };
   });
 
   return {
-    /** IMMEDIATE: votes are written by another connection (the vote writer) of the same file. */
-    create: (study: StudyRow, external: Record<string, string>, userAgent: string | null) =>
-      createListener.immediate(study, external, userAgent),
+    /**
+     * A new session, or the participant's existing one (`resumed`). IMMEDIATE: votes are written
+     * by another connection (the vote writer) of the same file, and two browsers of one
+     * participant starting at once must not both create a session.
+     */
+    create: (study: StudyRow, external: Record<string, string>, userAgent: string | null, clientAddress: string) =>
+      createListener.immediate(study, external, userAgent, clientAddress),
     byToken(token: string): ListenerRow | undefined {
-      const row = byTokenHash.get(hashSessionToken(token));
+      const hash = hashSessionToken(token);
+      const row = byTokenHash.get(hash, hash);
       return (
         row && {
           id: row.id,
@@ -99,9 +164,23 @@ export function sessionRepository(db: Db) {
           : null,
       };
     },
-    recordScreening(listenerId: string, screening: ScreeningBody): void {
-      saveScreening.run(JSON.stringify({ ...screening, recordedAt: new Date().toISOString() }), listenerId);
-    },
+    /**
+     * Records one headphone check's outcome, once: a check already recorded, or any check after
+     * the first vote, is refused (a listener who failed cannot retake it until they pass). A
+     * study asking for both checks stores both: `passed` is true only when every one passed.
+     */
+    recordScreening: db.transaction((listenerId: string, screening: ScreeningBody): void => {
+      const { screening: stored, voted } = screeningOf.get(listenerId)!;
+      const previous: StoredScreening[] = stored === null ? [] : ((p: StoredScreening) => p.results ?? [p])(JSON.parse(stored));
+      if (previous.some((r) => r.kind === screening.kind)) {
+        throw conflict('screening_recorded', `the ${screening.kind} check is already recorded and cannot change`, 'kind');
+      }
+      if (voted) throw conflict('screening_recorded', 'the headphone check cannot change after the first answer', 'kind');
+      const result: StoredScreening = { ...screening, recordedAt: new Date().toISOString() };
+      const results = [...previous, result];
+      const value = results.length === 1 ? result : { kind: 'both', passed: results.every((r) => r.passed), results, recordedAt: result.recordedAt };
+      saveScreening.run(JSON.stringify(value), listenerId);
+    }).immediate,
   };
 }
 export type SessionRepository = ReturnType<typeof sessionRepository>;

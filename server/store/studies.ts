@@ -17,7 +17,11 @@ const ServedDefinition = z.object({
   screening: z.object({ kind: Screening, required: z.boolean() }).default({ kind: 'none', required: false }),
   linkParameters: z.array(z.string()).default([]),
   completion: z
-    .object({ code: z.string().nullable().default(null), redirectUrl: z.string().nullable().default(null) })
+    .object({
+      code: z.string().nullable().default(null),
+      // Only http(s) is ever handed to a listener's browser, even from a definition stored before the schema said so.
+      redirectUrl: z.string().regex(/^https?:\/\//i).nullable().default(null).catch(null),
+    })
     .default({ code: null, redirectUrl: null }),
 });
 export type ServedDefinition = z.infer<typeof ServedDefinition>;

@@ -1,6 +1,6 @@
 import type { Db } from '../db/open';
 import type { VoteAck, VoteBody } from '../contract';
-import { HttpError, conflict } from '../errors';
+import { conflict } from '../errors';
 import type { ListenerRow } from './sessions';
 
 interface StoredVote {
@@ -88,7 +88,7 @@ export function voteRepository(db: Db) {
           return replay(vote.voteId, previous);
         }
       }
-      if (!trial) throw new HttpError(403, 'not_assigned', 'no trial at this position in your session', 'position');
+      if (!trial) throw conflict('not_assigned', 'no trial at this position in your session', 'position');
       if (trial.status === 'closed') throw conflict('study_closed', 'this study is closed and takes no more votes');
       if (trial.answered) throw conflict('already_answered', 'this trial was already answered', 'position');
       const chosen = chosenCaption(trial.first, vote.choice);

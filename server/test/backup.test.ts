@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backupDatabase } from '../backup';
+import { backupDatabase, backupTarget } from '../backup';
 import { databaseFile } from '../config';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
@@ -49,5 +50,19 @@ describe('backup', () => {
     expect(counts(restored)).toEqual(counts(server.app.db));
     restored.close();
     expect(() => execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/backup.ts', cliTarget, '--data', server.dataDir], { stdio: 'pipe' })).toThrow();
+  });
+
+  it('into a folder (as the backup timer of docs/deploy.md runs it): makes the folder and a timestamped copy each run', () => {
+    const folder = join(server.dataDir, 'backups', 'nightly');
+    const run = () => execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/backup.ts', `${folder}/`, '--data', server.dataDir], { encoding: 'utf8' });
+    const first = /to (\S+earmark-\d{8}T\d{6}Z\.db) \(/.exec(run())?.[1];
+    expect(first).toBeDefined();
+    expect(dirname(first!)).toBe(folder);
+    const copy = new Database(first!, { readonly: true });
+    expect(counts(copy)).toEqual(counts(server.app.db));
+    copy.close();
+    expect(backupTarget(folder, new Date('2026-05-01T03:00:07.123Z'))).toBe(join(folder, 'earmark-20260501T030007Z.db'));
+    expect(backupTarget(join(folder, 'x', 'named.db'))).toBe(join(folder, 'x', 'named.db'));
+    expect(existsSync(join(folder, 'x'))).toBe(true);
   });
 });

@@ -17,6 +17,10 @@ import { call, voteFor } from '../testing/client';
  */
 let server: TestServer;
 let listenerToken = '';
+/** A listener whose headphone check is recorded: every later screening must be refused. */
+let screenedToken = '';
+let screenedBefore = '';
+let revokedToken = '';
 let researcherToken = '';
 let analystToken = '';
 let templateYaml = '';
@@ -29,6 +33,9 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|csv)$/;
 
 const tableNames = () =>
   (server.app.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+const screeningOf = (token: string) =>
+  (server.app.db.prepare('SELECT screening FROM listeners WHERE id = ?').get(server.app.store.sessions.byToken(token)!.id) as { screening: string }).screening;
+const validScreening = (passed: boolean, kind = 'antiphase') => ({ kind, passed, correct: 3, trials: 6, attempts: 1, userAgent: 'fuzz', audioOutput: {} });
 const rowCounts = () =>
   Object.fromEntries(tableNames().map((t) => [t, (server.app.db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]));
 
@@ -65,6 +72,14 @@ function escapedFiles(): string[] {
 beforeAll(async () => {
   server = await startTestServer({ studies: [{ study: 'fuzz' }] });
   listenerToken = (await call(`${server.url}/api/sessions`, { body: { study: 'fuzz' } })).body.token;
+  // A participant's session: starts with the same PROLIFIC_PID but another STUDY_ID must not take it over.
+  screenedToken = (await call(`${server.url}/api/sessions`, { body: { study: 'fuzz', external: { PROLIFIC_PID: 'fz-pid', STUDY_ID: 'fz-study' } } })).body.token;
+  const screened = await call(`${server.url}/api/session/screening`, { token: screenedToken, body: validScreening(false) });
+  expect(screened.status, screened.text).toBe(200);
+  screenedBefore = screeningOf(screenedToken);
+  const revoked = await server.app.store.accessTokens.create('researcher');
+  server.app.store.accessTokens.revoke(revoked.id);
+  revokedToken = revoked.token;
   researcherToken = (await server.app.store.accessTokens.create('researcher')).token;
   analystToken = (await server.app.store.accessTokens.create('analyst')).token;
   const templates = await call(`${server.url}/api/studio/templates`, { token: researcherToken });
@@ -132,6 +147,9 @@ const badYaml: fc.Arbitrary<string> = fc.oneof(
     ['targetListeners: 15', 'targetListeners: 1e309'], ['targetListeners: 15', 'targetListeners: "15"'], ['count: 100', 'count: -1'],
     ['listening: { mode: whole }', 'listening: { mode: whole, speed: 2 }'], ['design:\n  kind: crossed', 'design:\n  kind: ‮crossed'],
     ['minAttention: 0.75', 'minAttention: .NaN'], ['buckets: 5', 'buckets: 0x7fffffffffffffffff'],
+    ['redirectUrl: https://app.prolific.com', 'redirectUrl: javascript:alert(1)//app.prolific.com'],
+    ['redirectUrl: https://app.prolific.com', 'redirectUrl: data:text/html,app.prolific.com'],
+    ['redirectUrl: https://app.prolific.com', 'redirectUrl: ftp://app.prolific.com'],
   ).map(([from, to]) => () => {
     if (!templateYaml.includes(from)) throw new Error(`the template no longer says ${from}`);
     return templateYaml.replace(from, to);
@@ -196,7 +214,7 @@ interface FuzzRequest {
 }
 type Shot = Omit<FuzzRequest, 'route' | 'method'> & { method?: Method };
 
-const methodOf = (route: string): Method => (/^(GET|POST|PUT) /.test(route) ? (route.split(' ')[0] as Method) : 'GET');
+const methodOf = (route: string): Method => (/^(GET|POST|PUT|DELETE) /.test(route) ? (route.split(' ')[0] as Method) : 'GET');
 const json = (value: unknown) => JSON.stringify(value);
 // Paths cannot carry lone surrogates; everything else odd goes through percent-encoded.
 const enc = (s: string) =>
@@ -219,6 +237,7 @@ type Role = 'researcher' | 'reader';
 /** The routes behind an access token, with a path that a valid token would be answered 2xx on. */
 const TOKEN_ROUTES: { route: string; path: string; role: Role }[] = [
   { route: 'GET /api/studio/studies', path: '/api/studio/studies', role: 'reader' },
+  { route: 'GET /api/studio/session', path: '/api/studio/session', role: 'reader' },
   { route: 'GET /api/studio/templates', path: '/api/studio/templates', role: 'researcher' },
   { route: 'POST /api/studio/studies', path: '/api/studio/studies', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study', path: '/api/studio/studies/fuzz', role: 'researcher' },
@@ -233,6 +252,10 @@ const TOKEN_ROUTES: { route: string; path: string; role: Role }[] = [
   { route: 'POST /api/studio/studies/:study/:action', path: '/api/studio/studies/fuzz/pause', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study/preview', path: '/api/studio/studies/fuzz/preview', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study/dashboard', path: '/api/studio/studies/fuzz/dashboard', role: 'reader' },
+  { route: 'GET /api/studio/studies/:study/export.zip', path: '/api/studio/studies/fuzz/export.zip', role: 'reader' },
+  { route: 'GET /api/studio/studies/:study/participants', path: '/api/studio/studies/fuzz/participants', role: 'researcher' },
+  { route: 'GET /api/studio/studies/:study/approvals.csv', path: '/api/studio/studies/fuzz/approvals.csv', role: 'researcher' },
+  { route: 'POST /api/studio/studies/:study/undo', path: `/api/studio/studies/${DRAFT}/undo`, role: 'researcher' },
   { route: 'GET /api/reports/:study', path: '/api/reports/fuzz', role: 'reader' },
   { route: 'POST /api/reports/:study/html-link', path: '/api/reports/fuzz/html-link', role: 'reader' },
   { route: 'GET /api/reports/:study/html', path: '/api/reports/fuzz/html', role: 'reader' },
@@ -244,6 +267,9 @@ const badAuth = fc.oneof(
   fc.constantFrom('Basic YWRtaW46YWRtaW4=', 'Bearer', 'Bearer ', 'bearer x', 'Token abc', `Bearer ${'a'.repeat(600)}`, 'Bearer a b').map((a) => ({ authorization: a })),
   fc.constant(null).map(() => bearer(listenerToken)),
   fc.constant(null).map(() => ({ authorization: `Bearer ${researcherToken.slice(0, -1)}${researcherToken.endsWith('A') ? 'B' : 'A'}` })),
+  fc.constant(null).map(() => bearer(revokedToken)),
+  // The studio's sign-in cookie carrying what never passes.
+  fc.oneof(oddString.map(enc), fc.constant(null).map(() => revokedToken), fc.constant(null).map(() => listenerToken)).map((v) => ({ cookie: `earmark_staff=${v}` })),
 );
 
 /** Each entry: the route it aims at and requests for it, each malformed on its own. */
@@ -284,15 +310,25 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       fc.integer({ min: 17_000, max: 100_000 }).map((n) => ({ path: '/api/session/votes', body: json({ ...voteFor(0), pad: 'x'.repeat(n) }), headers: jsonHeaders(listenerToken) })),
       notAnObject.map((body) => ({ path: '/api/session/votes', body, headers: jsonHeaders(listenerToken) })),
       fc.constantFrom('{}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}').map((body) => ({ path: '/api/session/votes', body, headers: jsonHeaders(listenerToken) })),
+      // Placeholder UUIDs as vote ids, and positions the session does not have, in otherwise good votes.
+      fc.constantFrom('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF')
+        .map((voteId) => ({ path: '/api/session/votes', body: json(voteFor(0, 1, { voteId })), headers: jsonHeaders(listenerToken) })),
+      fc.integer({ min: 9, max: 1_000_000 }).map((position) => ({ path: '/api/session/votes', body: json(voteFor(position)), headers: jsonHeaders(listenerToken) })),
     ) },
     { route: 'POST /api/sessions', shots: fc.oneof(
       oddString.map((study) => ({ study: `zz-${study}` })),
       notAString.map((study) => ({ study })),
-      fc.record({ study: fc.constant('fuzz'), external: fc.oneof(notAString, fc.dictionary(fc.string({ minLength: 65, maxLength: 80 }), fc.string())) }),
+      fc.record({ study: fc.constant('fuzz'), external: fc.oneof(notAString, fc.dictionary(fc.string({ minLength: 65, maxLength: 80 }), fc.string(), { minKeys: 1 })) }),
       fc.record({ study: fc.constant('fuzz'), unexpected: oddString }),
       fc.constant({}),
       nanLike.map((study) => ({ study })),
+      // Someone who knows a participant id but not the rest of that participant's link.
+      fc.oneof(fc.constant(undefined), fc.string({ maxLength: 20 }).filter((v) => v !== 'fz-study')).map((other) => ({
+        study: 'fuzz', external: other === undefined ? { PROLIFIC_PID: 'fz-pid' } : { PROLIFIC_PID: 'fz-pid', STUDY_ID: other },
+      })),
     ).map((body) => ({ path: '/api/sessions', body: json(body), headers: jsonHeaders() })) },
+    // A recorded headphone check cannot be taken again, passed or failed.
+    { route: 'POST /api/session/screening', shots: fc.boolean().map((passed) => ({ path: '/api/session/screening', body: json(validScreening(passed)), headers: jsonHeaders(screenedToken) })) },
     { route: 'POST /api/session/screening', shots: fc.record({
       kind: fc.constantFrom('antiphase', 'Huggins', 'none', 1),
       passed: fc.constantFrom('yes', null, 1),
@@ -313,6 +349,21 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
         ? [fc.constantFrom('bytes=999999-', 'bytes=-0', 'bytes=500000-600000').map((range) => ({ path: `/media/clips/${server.seeded[0].clipIds[0]}/audio`, headers: { range } }))]
         : []),
     ) })),
+
+    /* Studio sign-in */
+    { route: 'POST /api/studio/session', shots: fc.oneof(
+      fc.oneof(
+        oddString.filter((s) => s.length > 0 && s.length <= 512),
+        fc.constant(null).map(() => `${researcherToken.split('.')[0]}.${'x'.repeat(43)}`),
+        fc.constant(null).map(() => revokedToken),
+        fc.constant(null).map(() => listenerToken),
+        fc.stringMatching(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/),
+      ).map((token) => ({ path: '/api/studio/session', body: json({ token }), headers: jsonHeaders() })),
+      mutated(() => ({ token: researcherToken }), { token: fc.oneof(notAString, fc.constant(''), fc.constant('x'.repeat(513))) })
+        .map((body) => ({ path: '/api/studio/session', body: json(body), headers: jsonHeaders() })),
+      refusedEnvelope('/api/studio/session'),
+    ) },
+    { route: 'DELETE /api/studio/session', shots: refusedTypes.map((type) => ({ path: '/api/studio/session', body: '{}', headers: { 'content-type': type } })) },
 
     /* Studio, older routes */
     { route: 'GET /api/studio/studies', shots: badAuth.map((headers) => ({ path: '/api/studio/studies', headers })) },
@@ -396,7 +447,7 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
         fc.constantFrom('fuzz', DRAFT),
         fc.oneof(
           fc.constantFrom('reopen', 'OPEN', 'Pause', 'closed', 'delete', '..', '%2e%2e', 'open%00', 'open%20', 'pause%2f..', 'draft', 'paused'),
-          oddString.filter((s) => !['open', 'pause', 'close', 'status', 'sources', 'files', 'validate', 'build', 'clone', 'definition'].includes(s)).map(enc),
+          oddString.filter((s) => !['open', 'pause', 'close', 'status', 'sources', 'files', 'validate', 'build', 'clone', 'definition', 'undo'].includes(s)).map(enc),
         ),
       ).map(([s, action]) => ({ path: studio(s, `/${action}`), headers: bearer(researcherToken) })),
       fc.tuple(fc.oneof(badSegment, unknownStudy, fc.constant(DRAFT)), fc.constantFrom('open', 'pause', 'close')).map(([s, action]) => ({
@@ -411,6 +462,11 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
 
     /* Reports */
     { route: 'GET /api/studio/studies/:study/dashboard', shots: studyParams('/api/studio/studies/', '/dashboard', 'reader') },
+    { route: 'GET /api/studio/studies/:study/export.zip', shots: studyParams('/api/studio/studies/', '/export.zip', 'reader') },
+    { route: 'GET /api/studio/studies/:study/participants', shots: studyParams('/api/studio/studies/', '/participants', 'researcher') },
+    { route: 'GET /api/studio/studies/:study/approvals.csv', shots: studyParams('/api/studio/studies/', '/approvals.csv', 'researcher') },
+    // Only names that are refused: an Undo that ran would change the draft on purpose.
+    { route: 'POST /api/studio/studies/:study/undo', shots: studyParams('/api/studio/studies/', '/undo', 'researcher') },
     { route: 'GET /api/reports/:study', shots: fc.oneof(
       studyParams('/api/reports/', '', 'reader'),
       fc.constant({ path: `/api/reports/${DRAFT}`, headers: bearer(analystToken) }),
@@ -464,16 +520,20 @@ function bigShots(): FuzzRequest[] {
  * One raw HTTP request on its own connection (a refused body can leave a kept-alive socket
  * half-closed): the path goes out byte for byte, the body with its true length.
  */
-function send(req: FuzzRequest): Promise<{ status: number; text: string; type: string }> {
+function send(req: FuzzRequest): Promise<{ status: number; text: string; type: string; hsts?: string }> {
   const { port } = new URL(server.url);
   return new Promise((resolve, reject) => {
     const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body);
-    const headers = { ...req.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
-    let answered: { status: number; text: string; type: string } | undefined;
+    // Forged proxy headers on every request: the server trusts no proxy here, so they change nothing.
+    const headers = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9', ...req.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+    let answered: { status: number; text: string; type: string; hsts?: string } | undefined;
     const outgoing = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve((answered = { status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8'), type: String(res.headers['content-type']) })));
+      res.on('end', () => resolve((answered = {
+        status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8'), type: String(res.headers['content-type']),
+        hsts: res.headers['strict-transport-security'],
+      })));
     });
     // A server refusing a huge body may close the socket while the body is still going out.
     outgoing.on('error', (error) => (answered ? resolve(answered) : reject(error)));
@@ -481,7 +541,7 @@ function send(req: FuzzRequest): Promise<{ status: number; text: string; type: s
   });
 }
 
-function checkAnswer(req: FuzzRequest, res: { status: number; text: string; type: string }): string {
+function checkAnswer(req: FuzzRequest, res: { status: number; text: string; type: string; hsts?: string }): string {
   const what = `${req.method} ${req.path.slice(0, 200)} ${String(req.body ?? '').slice(0, 200)} → ${res.status} ${res.text.slice(0, 400)}`;
   expect(res.status, what).toBeGreaterThanOrEqual(400);
   expect(res.status, what).toBeLessThan(500);
@@ -491,6 +551,9 @@ function checkAnswer(req: FuzzRequest, res: { status: number; text: string; type
   expect(typeof body.message, what).toBe('string');
   if (body.field !== undefined) expect(body.field, what).toEqual(expect.any(String));
   if (body.error === 'invalid_request') expect(body.field, what).toEqual(expect.any(String));
+  if (res.status === 403) expect(body.error, what).toBe('forbidden');
+  // Plain HTTP, no trusted proxy: a forged X-Forwarded-Proto must not bring HSTS either.
+  expect(res.hsts, what).toBeUndefined();
   if (body.error === 'invalid_definition') {
     // A refused study.yaml names each problem's line, column and field (empty only for YAML syntax or a non-mapping document).
     expect(res.status, what).toBe(400);
@@ -570,13 +633,16 @@ describe('fuzz', () => {
     for (const code of [
       'unauthorized', 'forbidden', 'invalid_session', 'malformed_json', 'unsupported_media_type', 'body_too_large', 'invalid_request',
       'invalid_definition', 'invalid_file', 'unknown_template', 'unknown_study', 'no_study_folder', 'study_exists', 'unknown_clip',
+      'not_assigned', 'screening_recorded', 'participant_has_session',
     ]) expect(codes.get(code) ?? 0, `answers with error ${code}`).toBeGreaterThan(0);
     expect(rowCounts()).toEqual(rowsBefore);
+    expect(screeningOf(screenedToken)).toBe(screenedBefore);
     expect(dataFiles()).toEqual(filesBefore);
     expect(escapedFiles()).toEqual([]);
     const histogram = Object.fromEntries([...statuses].sort(([a], [b]) => a - b));
     console.log(`fuzz: ${sent} requests over ${perRoute.size} targets, statuses ${JSON.stringify(histogram)}, errors ${JSON.stringify(Object.fromEntries(codes))}`);
-  });
+    // Every refused token costs a full key derivation (unknown ids included, for even timing).
+  }, 300_000);
 
   it('aims at every /api and /media route the app registers', () => {
     const aimed = new Set(fuzzTargets().map((t) => t.route));

@@ -117,7 +117,7 @@ describe('listener flow', () => {
   it('refuses positions outside the session, malformed votes and missing tokens', async () => {
     const { token } = await start();
     const outside = await call(`${server.url}/api/session/votes`, { token, body: voteFor(99) });
-    expect(outside.status).toBe(403);
+    expect(outside.status).toBe(409);
     expect(outside.body).toMatchObject({ error: 'not_assigned', field: 'position' });
     const badChoice = await call(`${server.url}/api/session/votes`, { token, body: { ...voteFor(1), choice: 3 } });
     expect(badChoice.status).toBe(400);

@@ -150,7 +150,7 @@ describe('defining a study', () => {
     expect(r.body.problems[0]).toMatchObject({
       field: 'items.systems[1]',
       line: yaml.split('\n').findIndex((l) => l.includes('nosuch-system')) + 1,
-      message: expect.stringMatching(/nosuch-system is not in the manifest/),
+      message: expect.stringMatching(/nosuch-system is not in the study's sources/),
     });
     expect(server.app.store.studies.get('bad-refs')).toBeUndefined();
   });

@@ -43,6 +43,9 @@ export interface SeedOptions {
   attention?: number;
   practice?: number;
   screeningRequired?: boolean;
+  screening?: 'antiphase' | 'huggins' | 'both';
+  design?: StudyDefinitionInput['design'];
+  linkParameters?: string[];
 }
 
 export interface SeededStudy {
@@ -83,6 +86,8 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
     const insertUtterance = db.prepare('INSERT INTO utterances (id, corpus, clip_id, transcript, labels) VALUES (?, ?, ?, ?, ?)');
     const insertCaption = db.prepare('INSERT INTO captions (utterance_id, system, text) VALUES (?, ?, ?)');
     const insertScore = db.prepare('INSERT INTO judge_scores (utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?)');
+    // The study's own copy, as the build keeps it (the export reads this one).
+    const keepScore = db.prepare('INSERT INTO study_judge_scores (study_id, utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?, ?)');
     const insertItem = db.prepare(`
       INSERT INTO items (id, study_id, seq, kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -110,6 +115,7 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       insertCaption.run(utterance, b, captionB);
       for (const [system, score] of [[a, 7.25 + seq], [b, 3.125 + seq]] as const) {
         insertScore.run(utterance, system, 'judge-one', 'run1', score);
+        if (kind !== 'practice') keepScore.run(study, utterance, system, 'judge-one', 'run1', score);
       }
       insertItem.run(
         `item-${randomBytes(8).toString('hex')}`, study, seq, kind, utterance, clipId, a, b, captionA, captionB,
@@ -131,11 +137,11 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       items: { mode: 'explicit', list: pairs },
       ...(attention.length ? { attentionChecks: { mode: 'explicit', list: attention } } : {}),
       practice,
-      design: { kind: 'crossed' },
-      screening: { kind: 'antiphase', required: options.screeningRequired ?? false },
+      design: options.design ?? { kind: 'crossed' },
+      screening: { kind: options.screening ?? 'antiphase', required: options.screeningRequired ?? false },
       targetListeners: 15,
       completion: { code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' },
-      linkParameters: ['PROLIFIC_PID', 'STUDY_ID'],
+      linkParameters: options.linkParameters ?? ['PROLIFIC_PID', 'STUDY_ID'],
     } satisfies StudyDefinitionInput);
     db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
       study, definition.title, options.status ?? 'open', JSON.stringify(definition), now, now,

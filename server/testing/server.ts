@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../app';
+import type { Config } from '../config';
 import type { Synchronous } from '../db/open';
 import { seedStudy, type SeedOptions, type SeededStudy } from './seed';
 
@@ -19,12 +20,28 @@ export interface TestServer {
  * studies seeded. Rate limits default to very high so tests only meet them on purpose.
  */
 export async function startTestServer(
-  options: { studies?: SeedOptions[]; app?: AppOptions; synchronous?: Synchronous } = {},
+  options: {
+    studies?: SeedOptions[];
+    app?: AppOptions;
+    synchronous?: Synchronous;
+    /** Behind a reverse proxy on loopback: which proxies to believe (config.trustProxy). */
+    trustProxy?: Config['trustProxy'];
+    requestLog?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'earmark-test-'));
   const app = await buildApp(
-    { dataDir, synchronous: options.synchronous ?? 'FULL', logLevel: 'silent' },
-    { rateLimits: { sessionsPerIp: 100_000, votesPerIp: 100_000, votesPerSession: 100_000 }, ...options.app },
+    {
+      dataDir,
+      synchronous: options.synchronous ?? 'FULL',
+      logLevel: options.requestLog ? 'info' : 'silent',
+      requestLog: options.requestLog ?? false,
+      trustProxy: options.trustProxy ?? false,
+    },
+    {
+      rateLimits: { sessionsPerIp: 100_000, votesPerIp: 100_000, votesPerSession: 100_000, authFailuresPerIp: 100_000, authFailuresPerToken: 100_000 },
+      ...options.app,
+    },
   );
   const seeded = (options.studies ?? [{}]).map((s) => seedStudy(app.db, join(dataDir, 'audio'), s));
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,0 +1,66 @@
+/**
+ * The export bundle as one zip file: what the studio's Export button downloads and what
+ * `npm run analyze` takes besides a bundle directory. The files sit in one folder named after
+ * the study, so unzipping gives a directory analyze also accepts.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { strToU8, unzipSync, zipSync } from 'fflate';
+
+export class BundleZipError extends Error {
+  constructor(readonly file: string, problem: string) {
+    super(`${file}: ${problem}`);
+    this.name = 'BundleZipError';
+  }
+}
+
+/** The bundle's files (name → text) zipped under `<folder>/`. */
+export function zipBundle(folder: string, files: Record<string, string>): Uint8Array {
+  return zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [`${folder}/${name}`, strToU8(text)])));
+}
+
+/** True when the file starts with a zip signature (a local header, or an empty archive's end record). */
+export function looksLikeZip(head: Uint8Array): boolean {
+  return head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6);
+}
+
+/**
+ * Unpacks the bundle in a zip to a scratch directory, runs `work` on that directory and removes
+ * it. The bundle may sit at the top of the archive or in one folder (as the studio zips it, or as
+ * a re-zipped download); every file of that folder is unpacked, nothing outside it.
+ */
+export async function withZippedBundle<T>(zipFile: string, work: (dir: string) => Promise<T>): Promise<T> {
+  const bytes = await readFile(zipFile);
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(bytes);
+  } catch (error) {
+    throw new BundleZipError(zipFile, `not a readable zip archive (${(error as Error).message})`);
+  }
+  const files = Object.keys(entries).filter((name) => !name.endsWith('/') && !name.startsWith('__MACOSX/'));
+  const homes = [...new Set(files.filter((name) => posix.basename(name) === 'items.csv').map((name) => posix.dirname(name)))];
+  if (homes.length !== 1) {
+    throw new BundleZipError(
+      zipFile,
+      homes.length === 0
+        ? `holds no items.csv (found ${files.slice(0, 5).join(', ') || 'no files'}); a bundle zip holds items.csv, votes.csv and judge_scores.csv, at its top or in one folder`
+        : `holds more than one bundle (items.csv in ${homes.join(', ')}); zip one study at a time`,
+    );
+  }
+  const [home] = homes;
+  const dir = await mkdtemp(join(tmpdir(), 'earmark-bundle-'));
+  try {
+    for (const name of files) {
+      if (posix.dirname(name) !== home) continue;
+      await writeFile(join(dir, posix.basename(name)), entries[name]);
+    }
+    return await work(dir);
+  } catch (error) {
+    // Errors name files in the archive, not in the scratch directory.
+    if (error instanceof Error) error.message = `${zipFile}: ${error.message.split(dir).join(home === '.' ? zipFile : `${zipFile}:${home}`)}`;
+    throw error;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * `study.json` of the export bundle (analysis-spec §1): the study's id, the settings the analysis
+ * needs and the export time. The analysis runs the rules it names with their thresholds; flags
+ * of `npm run analyze` override it; a bundle without it runs the attention rule at its default.
+ * The live report in the app reads the same object, so both apply the same rules.
+ */
+import { z } from 'zod';
+import type { Bundle } from './bundle';
+import { exclusionRules } from './exclusion';
+import { analyze, type AnalyzeOptions, type Report } from './report';
+
+/** What "heard the clip" means for the `listening` rule (as the study's `listening`). */
+export const ListeningRequirement = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('whole') }).strict(),
+  z.object({ mode: z.literal('seconds'), seconds: z.number().positive() }).strict(),
+]);
+export type ListeningRequirement = z.infer<typeof ListeningRequirement>;
+
+/** The exclusion rules beyond attention; a rule that is absent is off (spec §2 names). */
+export const ExclusionRuleSettings = z
+  .object({
+    /** excluded if the median response_ms over the listener's votes is below this */
+    fast: z.object({ minMedianResponseMs: z.number().nonnegative() }).strict().optional(),
+    /** excluded if more votes than this broke the listening requirement */
+    listening: z.object({ maxListeningViolations: z.number().int().nonnegative(), requirement: ListeningRequirement }).strict().optional(),
+    /** excluded if the tab was hidden for more than this many ms in total during the listener's trials */
+    hidden: z.object({ maxHiddenMs: z.number().nonnegative() }).strict().optional(),
+    /** excluded if listeners.csv says the headphone screening failed */
+    screening: z.object({ excludeFailedScreening: z.literal(true) }).strict().optional(),
+  })
+  .strict();
+export type ExclusionRuleSettings = z.infer<typeof ExclusionRuleSettings>;
+
+export const StudySettings = z.object({
+  study: z.string().min(1),
+  /** ISO 8601 UTC */
+  exportedAt: z.string().min(1),
+  minAttention: z.number().min(0).max(1),
+  splitThreshold: z.number().gt(0.5, 'must be above 0.5 (a majority share)').max(1),
+  rules: ExclusionRuleSettings,
+  /** the link parameters listeners.csv has a column for, in order */
+  linkParameters: z.array(z.string()),
+  /** how items.csv's a/b were assigned (the coding of α and Fleiss' κ) */
+  orientation: z.string().optional(),
+});
+export type StudySettings = z.infer<typeof StudySettings>;
+
+/** What the analysis applies: study.json, or the defaults, with any flags laid over. */
+export interface AnalysisSettings {
+  minAttention: number;
+  splitThreshold: number;
+  rules: ExclusionRuleSettings;
+}
+
+export const DEFAULT_MIN_ATTENTION = 0.75;
+export const DEFAULT_SPLIT_THRESHOLD = 0.75;
+
+/** Flags override study.json; a rule's flag switches that rule on with the flag's threshold. */
+export function resolveSettings(study: StudySettings | null, flags: Partial<AnalysisSettings> & { rules?: ExclusionRuleSettings } = {}): AnalysisSettings {
+  return {
+    minAttention: flags.minAttention ?? study?.minAttention ?? DEFAULT_MIN_ATTENTION,
+    splitThreshold: flags.splitThreshold ?? study?.splitThreshold ?? DEFAULT_SPLIT_THRESHOLD,
+    rules: { ...study?.rules, ...flags.rules },
+  };
+}
+
+/** The one analysis of a study, for `npm run analyze` and the live report alike. */
+export function analyzeStudy(
+  bundle: Bundle,
+  settings: AnalysisSettings,
+  options: Pick<AnalyzeOptions, 'buckets' | 'btPrior' | 'bootstrap'> = {},
+): Report {
+  return analyze(bundle, {
+    ...options,
+    minAttention: settings.minAttention,
+    splitThreshold: settings.splitThreshold,
+    rules: exclusionRules(bundle, settings.rules),
+  });
+}

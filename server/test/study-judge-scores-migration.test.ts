@@ -10,6 +10,7 @@ import { afterAll, expect, it } from 'vitest';
 import { migrations } from '../db/migrations';
 import { openDatabase } from '../db/open';
 import { exportRepository } from '../store/export';
+import { StudyDefinition } from '../../studies/schema';
 
 const dir = mkdtempSync(join(tmpdir(), 'earmark-migration-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,7 +23,18 @@ it('copies the judge scores of the captions each existing study shows, and nothi
   const now = new Date().toISOString();
   old.prepare("INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes, mtime_ms, sha256, peaks, imported_at) VALUES ('c1', 'demo', '/', 'a.wav', '/a.wav', 'wav', 'pcm_s16le', 1, 16000, 1, 10, 0, 'x', '{}', ?)").run(now);
   for (const u of ['u1', 'u2']) old.prepare("INSERT INTO utterances (id, corpus, clip_id) VALUES (?, 'demo', 'c1')").run(u);
-  old.prepare("INSERT INTO studies (id, title, definition, created_at, updated_at) VALUES ('old', 'Old', '{}', ?, ?)").run(now, now);
+  // The definition as a build before migration 3 stored it (the export reads its rules).
+  const definition = StudyDefinition.parse({
+    title: 'Old',
+    consent: 'You agree to listen.',
+    instructions: 'Pick the caption that fits the delivery.',
+    question: 'Which caption better describes how it is said?',
+    items: { mode: 'explicit', list: [{ utterance: 'u1', systemA: 'alpha', systemB: 'beta' }] },
+    design: { kind: 'crossed' },
+    targetListeners: 15,
+    completion: { code: 'OLD-DONE' },
+  });
+  old.prepare("INSERT INTO studies (id, title, definition, created_at, updated_at) VALUES ('old', 'Old', ?, ?, ?)").run(JSON.stringify(definition), now, now);
   const item = old.prepare("INSERT INTO items (id, study_id, seq, kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected) VALUES (?, 'old', ?, ?, ?, 'c1', ?, ?, 'x', 'y', ?)");
   item.run('i1', 0, 'pair', 'u1', 'alpha', 'beta', null);
   item.run('i2', 1, 'practice', 'u2', 'alpha', 'gamma', 'a');

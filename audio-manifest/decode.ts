@@ -22,7 +22,7 @@ export interface Peaks {
   data: number[];
 }
 
-interface Decoded {
+export interface Decoded {
   format: AudioFacts['format'];
   codec: string;
   sampleRate: number;
@@ -65,7 +65,7 @@ function ascii(bytes: Uint8Array, start: number, end: number): string {
   return String.fromCharCode(...bytes.subarray(start, end));
 }
 
-async function decode(bytes: Uint8Array): Promise<Decoded> {
+export async function decode(bytes: Uint8Array): Promise<Decoded> {
   if (bytes.length >= 4 && ascii(bytes, 0, 4) === 'fLaC') return decodeFlac(bytes);
   if (bytes.length >= 12 && ['RIFF', 'RIFX', 'RF64'].includes(ascii(bytes, 0, 4)) && ascii(bytes, 8, 12) === 'WAVE') {
     return decodeWav(bytes);
@@ -163,7 +163,7 @@ function flacTotalSamples(bytes: Uint8Array): number {
   return (b[13] & 0x0f) * 2 ** 32 + ((b[14] << 24) >>> 0) + (b[15] << 16) + (b[16] << 8) + b[17];
 }
 
-function rmsDbfs(channels: Float32Array[]): number | null {
+export function rmsDbfs(channels: Float32Array[]): number | null {
   let sum = 0;
   let count = 0;
   for (const channel of channels) {
@@ -176,7 +176,7 @@ function rmsDbfs(channels: Float32Array[]): number | null {
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
-function peaks(channels: Float32Array[], sampleRate: number): Peaks {
+export function peaks(channels: Float32Array[], sampleRate: number): Peaks {
   const frames = channels[0].length;
   const duration = frames / sampleRate;
   const pairs = Math.max(1, Math.min(MAX_PEAK_PAIRS, Math.ceil(duration * PEAK_PAIRS_PER_SECOND), frames));

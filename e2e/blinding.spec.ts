@@ -18,4 +18,14 @@ test('nothing a listener receives reveals systems, attention checks, judge score
   await expect(page.getByRole('link', { name: 'Return to the study platform' })).toHaveAttribute('href', /example\.org/);
   await capture.settled();
   expectBlinded(capture.received, server);
+
+  // The audio is the study's copy: a bare 16-bit WAV (the seeded corpus files carry LIST/INFO
+  // metadata naming the file, actor and emotion), with validators keyed by the installation.
+  const audio = capture.received.filter((r) => r.type.startsWith('audio/') && r.body.length > 0);
+  expect(audio.length).toBeGreaterThan(0);
+  for (const r of audio) {
+    for (const marker of ['LIST', 'INFO', 'INAM', 'IART']) expect(r.body.includes(marker), `${marker} in ${r.url}`).toBe(false);
+    if (r.body.startsWith('RIFF')) expect([r.body.slice(8, 16), r.body.slice(36, 40)]).toEqual(['WAVEfmt ', 'data']);
+    expect(JSON.parse(r.headers).etag ?? '"x"', r.url).toMatch(/^"[0-9a-f]{32}"$/);
+  }
 });

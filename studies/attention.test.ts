@@ -52,6 +52,19 @@ describe('generateAttentionChecks', () => {
     expect(() => generateAttentionChecks(candidates, { count: 4, attributes: ['gender'] }, createRandom(1))).toThrow(/only 3 of 4 attention checks/);
   });
 
+  it('never shows a pair caption: a description the study also pairs is rendered from labels instead', () => {
+    const metaset = [candidates[2]];
+    const plain = generateAttentionChecks(metaset, { count: 1, attributes: ['gender'] }, createRandom(1));
+    expect(plain[0]).toMatchObject({ correct: 'She talks fast.', wrong: 'He talks fast.' });
+    for (const captions of [new Set(['She talks fast.']), new Set(['He talks fast.'])]) {
+      const [check] = generateAttentionChecks(metaset, { count: 1, attributes: ['gender'], captions }, createRandom(1));
+      expect(check).toMatchObject({ correct: 'A female speaker talks at a fast pace.', wrong: 'A male speaker talks at a fast pace.' });
+    }
+    // When even the rendered wording is a pair caption, that utterance is not used at all.
+    const taken = new Set(['She talks fast.', 'A female speaker talks at a fast pace.']);
+    expect(() => generateAttentionChecks(metaset, { count: 1, attributes: ['gender'], captions: taken }, createRandom(1))).toThrow(/only 0 of 1/);
+  });
+
   it('renders from labels when the description lacks the attribute', () => {
     expect(describeVoice({ gender: 'male', accent: 'irish', rate: 'slow' })).toBe('A male speaker with an irish accent talks at a slow pace.');
   });

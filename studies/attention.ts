@@ -158,12 +158,16 @@ export interface GeneratedCheck {
 /**
  * `count` checks over distinct utterances, attributes taken in turn so no single attribute
  * dominates; utterances in `avoid` (e.g. already used by items) are used only when needed.
+ * No check shows a text in `captions` (the study's pair captions): a description the listener
+ * also meets in a pair trial would mark that trial's caption as the right one, and the check as
+ * a check. Such a description is replaced by one rendered from the clip's labels.
  */
 export function generateAttentionChecks(
   candidates: readonly AttentionCandidate[],
-  options: { count: number; attributes: readonly AttentionAttribute[]; avoid?: ReadonlySet<string> },
+  options: { count: number; attributes: readonly AttentionAttribute[]; avoid?: ReadonlySet<string>; captions?: ReadonlySet<string> },
   random: Random,
 ): GeneratedCheck[] {
+  const fresh = (check: GeneratedCheck) => !options.captions?.has(check.correct) && !options.captions?.has(check.wrong);
   const shuffled = random.shuffle(candidates);
   const ordered = [...shuffled.filter((c) => !options.avoid?.has(c.utteranceId)), ...shuffled.filter((c) => options.avoid?.has(c.utteranceId))];
   const attributes = random.shuffle(options.attributes);
@@ -179,10 +183,11 @@ export function generateAttentionChecks(
         const value = attrs[attribute];
         if (value === undefined) continue;
         const fromText = c.description ? invertInText(c.description, attribute, value) : null;
-        made = fromText
-          ? { utteranceId: c.utteranceId, attribute, correct: c.description!, wrong: fromText }
-          : { utteranceId: c.utteranceId, attribute, correct: describe(attrs), wrong: describe({ ...attrs, [attribute]: oppositeValue(attribute, value) }) };
-        break;
+        const rendered = { utteranceId: c.utteranceId, attribute, correct: describe(attrs), wrong: describe({ ...attrs, [attribute]: oppositeValue(attribute, value) }) };
+        made = [fromText ? { utteranceId: c.utteranceId, attribute, correct: c.description!, wrong: fromText } : null, rendered].find(
+          (check): check is GeneratedCheck => check !== null && fresh(check),
+        );
+        if (made) break;
       }
     }
     if (!made) {

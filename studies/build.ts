@@ -269,7 +269,8 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       .map((u) => ({ utteranceId: u.id, labels: u.labels, description: manifest.caption(u.id, attention.descriptionSystem) ?? null }));
     try {
       const avoid = new Set(items.map((i) => i.utteranceId));
-      for (const check of generateAttentionChecks(candidates, { count: attention.count, attributes: attention.attributes, avoid }, createRandom(def.seed, 'attention'))) {
+      const captions = new Set(items.flatMap((i) => [i.captionA, i.captionB]));
+      for (const check of generateAttentionChecks(candidates, { count: attention.count, attributes: attention.attributes, avoid, captions }, createRandom(def.seed, 'attention'))) {
         items.push(known('attention', check.utteranceId, manifest.utterance(check.utteranceId)!.clipId!, check.correct, check.wrong));
       }
     } catch (error) {

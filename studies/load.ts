@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { StudyId } from '../server/contract';
 import type { Db } from '../server/db/open';
-import { planStudy, writeStudy, type BuildAction, type PlanScope, type StudyPlan } from './build';
+import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
+import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type StudyPlan } from './build';
 import { readMaterial, type StudyMaterial } from './material';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
 import { corporaList, corpusRoots, STUDIES_DIR } from './roots';
@@ -38,6 +39,19 @@ export interface BuildSummary {
   sources: SourceRun[];
   /** What the researcher should know that did not stop the build (skipped plans, scores without captions). */
   notes: string[];
+  audio: StudyAudioSummary;
+}
+
+/** A rebuild of a study with votes that would change what its listeners hear (loudness setting or corpus file). */
+export class StudyAudioLockedError extends StudyLockedError {
+  constructor(studyId: string, votes: number, clips: number) {
+    super(studyId, votes);
+    this.message =
+      `study ${studyId} already has ${votes} vote${votes === 1 ? '' : 's'}, so the audio its listeners hear cannot change ` +
+      `(${clips} clip${clips === 1 ? '' : 's'} would sound different: a new loudness setting or a changed corpus file). ` +
+      `Clone it instead: copy studies/${studyId} to a new folder (e.g. studies/${studyId}-v2), edit that, and build it.`;
+    this.name = 'StudyAudioLockedError';
+  }
 }
 
 /** The study id a folder gives, checked against the API's id rule. */
@@ -133,7 +147,18 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   const clip = db.prepare<[string], { id: string }>('SELECT id FROM clips WHERE abs_path = ?');
   const scope: PlanScope | undefined = material ? { material, clipOf: (audio) => clip.get(audio)?.id ?? null } : undefined;
   const plan = planStudy(db, parsed, scope);
-  const action = writeStudy(db, studyId, parsed.definition, plan, options.now);
+  const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.map((i) => i.clipId));
+  // Items and the copies their clips play from are written together: no trial is ever served without its copy.
+  const action = db
+    .transaction(() => {
+      const written = writeStudy(db, studyId, parsed.definition, plan, options.now);
+      const changed = changedCopies(db, audio);
+      const { votes } = db.prepare('SELECT count(*) AS votes FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?').get(studyId) as { votes: number };
+      if (changed > 0 && votes > 0) throw new StudyAudioLockedError(studyId, votes, changed);
+      recordStudyAudio(db, audio);
+      return written;
+    })
+    .immediate();
   const { status } = db.prepare('SELECT status FROM studies WHERE id = ?').get(studyId) as { status: string };
   const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
   return {
@@ -141,6 +166,7 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
     summary: {
       studyId, action, status, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources,
       notes: material?.notes ?? [],
+      audio: summariseStudyAudio(audio),
     },
   };
 }
@@ -151,6 +177,7 @@ export function formatBuildSummary(summary: BuildSummary): string {
     `study ${summary.studyId}: ${summary.action} (status ${summary.status}) — ${summary.items.pair} items, ${summary.items.attention} attention checks, ${summary.items.practice} practice trials`,
   );
   if (summary.sampler) lines.push(formatSamplerSummary(summary.sampler));
+  lines.push(formatStudyAudio(summary.audio));
   return lines.join('\n');
 }
 

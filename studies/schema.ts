@@ -125,6 +125,21 @@ export const Listening = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('seconds'), seconds: z.number().positive() }).strict().describe('at least this many seconds must be heard'),
 ]);
 
+/**
+ * The level clips play at (docs/blinding.md): each clip's gain takes its measured RMS level to
+ * the target, lowered where that would push a sample peak past -1 dBFS (the clip is then quieter
+ * than the target rather than clipped).
+ */
+export const Loudness = z
+  .object({
+    /** false: every clip plays at its recorded level (unity gain). */
+    normalize: z.boolean().default(true),
+    /** RMS level every clip is brought to, in dBFS (over all channels). */
+    targetDbfs: z.number().min(-60).max(-6).default(-23),
+  })
+  .strict();
+export type Loudness = z.infer<typeof Loudness>;
+
 export const Exclusion = z
   .object({
     /** Retained if attention-check score ≥ this (share correct). */
@@ -169,6 +184,7 @@ export const StudyDefinition = z
     practice: z.array(KnownAnswer).default([]),
     design: Design,
     listening: Listening.default({ mode: 'whole' }),
+    loudness: Loudness.default({ normalize: true, targetDbfs: -23 }),
     screening: z
       .object({ kind: z.enum(['none', 'antiphase', 'huggins', 'both']).default('none'), required: z.boolean().default(false) })
       .strict()

@@ -173,8 +173,10 @@ const words = (text: string) => text.toLowerCase().match(/[a-z]+/g) ?? [];
  */
 function invertedAttribute(correct: string, wrong: string, labels: Labels): string {
   const [c, w] = [words(correct), words(wrong)];
-  const onlyCorrect = c.filter((x, i) => x !== w[i]);
-  const onlyWrong = w.filter((x, i) => x !== c[i]);
+  // "a british accent" / "an american accent": the article follows the word, it is not what is inverted.
+  const differs = (x: string, y: string | undefined) => x !== y && !(['a', 'an'].includes(x) && ['a', 'an'].includes(y ?? ''));
+  const onlyCorrect = c.filter((x, i) => differs(x, w[i]));
+  const onlyWrong = w.filter((x, i) => differs(x, c[i]));
   expect(onlyCorrect.length, `"${correct}" vs "${wrong}"`).toBeGreaterThan(0);
   expect(onlyWrong.length).toBe(onlyCorrect.length);
   const truth = salientAttributes(labels);
@@ -213,6 +215,9 @@ function checkAttention(db: Db, studyId: string, attributes: readonly string[]):
         WHERE i.study_id = ? AND i.kind = 'attention'`,
     )
     .all(studyId) as { u: string; a: string; b: string; expected: 'a' | 'b'; ul: string; cl: string }[];
+  // A check worded like a pair caption would give both away: the listener meets that text in a pair trial too.
+  const pairCaptions = new Set(db.prepare("SELECT caption_a FROM items WHERE study_id = ? AND kind = 'pair' UNION SELECT caption_b FROM items WHERE study_id = ? AND kind = 'pair'").pluck().all(studyId, studyId));
+  for (const r of rows) expect([r.a, r.b].filter((text) => pairCaptions.has(text))).toEqual([]);
   return rows.map((r) => {
     const labels = { ...JSON.parse(r.cl), ...JSON.parse(r.ul) };
     const [correct, wrong] = r.expected === 'a' ? [r.a, r.b] : [r.b, r.a];
@@ -232,7 +237,7 @@ async function runListeners(data: string, studyId: string, listeners: number, sc
     const intro = await call(`${url}/api/studies/${studyId}/intro`);
     expect(intro.status).toBe(200);
     const known = app.db.prepare(
-      `SELECT kind, expected, caption_a AS a, caption_b AS b FROM items WHERE study_id = ? AND clip_id = ? AND kind != 'pair'
+      `SELECT kind, expected, caption_a AS a, caption_b AS b FROM items WHERE study_id = ? AND clip_id = (SELECT clip_id FROM served_clips WHERE study_id = items.study_id AND id = ?) AND kind != 'pair'
           AND ((caption_a = ? AND caption_b = ?) OR (caption_a = ? AND caption_b = ?))`,
     );
     const perListener: number[] = [];

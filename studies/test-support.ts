@@ -2,9 +2,10 @@
  * Fixtures for the studies tests: a real SQLite file in a temp folder, manifest rows written the
  * way the audio manifest writes them, and listeners the way the server creates them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { writeTestWav } from '../server/testing/seed';
 import { openDatabase, type Db } from '../server/db/open';
 import { createRandom } from './random';
 import { StudyDefinition, type StudyDefinitionInput } from './schema';
@@ -39,6 +40,8 @@ export function seedManifest(db: Db, shape: ManifestShape): string[] {
   const random = createRandom(shape.seed ?? 1, 'manifest');
   const now = new Date().toISOString();
   const ids: string[] = [];
+  const audioDir = join(dirname(db.name), 'corpus', corpus);
+  mkdirSync(audioDir, { recursive: true });
   const clip = db.prepare(
     `INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes, mtime_ms, sha256, peaks, labels, imported_at)
      VALUES (?, ?, '/corpus', ?, ?, 'wav', 'pcm_s16le', 2.5, 16000, 1, 80000, 0, ?, '{"resolution":1,"data":[-1,1]}', ?, ?)`,
@@ -51,7 +54,10 @@ export function seedManifest(db: Db, shape: ManifestShape): string[] {
       const id = `${corpus}:u${u}`;
       const clipId = `c${String(u).padStart(6, '0')}${corpus}`;
       const labels = JSON.stringify(shape.labels?.(u) ?? {});
-      clip.run(clipId, corpus, `u${u}.wav`, `/corpus/${corpus}/u${u}.wav`, `sha${u}`, labels, now);
+      // A real file: the build makes the copy listeners hear from it.
+      const file = join(audioDir, `u${u}.wav`);
+      writeTestWav(file, 0.05, 200 + u);
+      clip.run(clipId, corpus, `u${u}.wav`, file, `sha${u}`, labels, now);
       utterance.run(id, corpus, clipId, `Sentence ${u}.`, labels);
       shape.systems.forEach((system, i) => {
         caption.run(id, system, `${system} describes utterance ${u}.`);

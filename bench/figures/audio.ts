@@ -1,11 +1,13 @@
 /**
- * Audio serving: Range requests for clips through the real route (/media/clips/:id/audio: clip
- * lookup by opaque id, stat, ETag, Range, security headers) against @fastify/static serving the
- * very same files from the same process. Both get the identical request mix.
+ * Audio serving: Range requests for clips through the real route (/media/clips/:id/audio: served
+ * copy lookup by opaque id, stat, ETag, Range, security headers) against @fastify/static serving
+ * the very same copies from the same process. Both get the identical request mix.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { importRavdess } from '../../audio-manifest';
+import { prepareStudyAudio, recordStudyAudio } from '../../audio-manifest/served';
+import { writeStudy } from '../../studies/build';
+import { StudyDefinition, type StudyDefinitionInput } from '../../studies/schema';
 import { databaseFile } from '../../server/config';
 import { openDatabase } from '../../server/db/open';
 import { startBenchServer } from '../lib/child';
@@ -40,21 +42,30 @@ export async function benchAudio(options: BenchOptions): Promise<Figure[]> {
   writeRavdessCorpus(corpus, { actors: 2, perActor: 12 });
   const dataDir = join(dir, 'data');
   const db = openDatabase(databaseFile({ dataDir }));
+  let clips: { id: string; file: string }[];
   try {
     const report = await importRavdess(db, corpus);
     if (report.imported !== 24) throw new Error(`audio bench: import said ${report.summary()}`);
+    // Listeners get a study's copies: a study with no items holds the copies of all 24 clips.
+    const definition = StudyDefinition.parse({
+      title: 'Audio bench', consent: 'Bench.', instructions: 'Bench.', question: 'Bench?', targetListeners: 1,
+      completion: { code: 'BENCH' }, design: { kind: 'crossed' },
+      items: { mode: 'explicit', list: [{ utterance: 'ravdess:bench', systemA: 'a', systemB: 'b' }] },
+    } satisfies StudyDefinitionInput);
+    writeStudy(db, 'bench-audio', definition, { items: [], sampler: null, judgeScores: [] });
+    const audio = await prepareStudyAudio(db, 'bench-audio', definition.loudness, db.prepare('SELECT id FROM clips ORDER BY path').pluck().all() as string[]);
+    db.transaction(() => recordStudyAudio(db, audio))();
+    clips = audio.rows.map((r) => ({ id: r.id, file: r.file }));
   } finally {
     db.close();
   }
-  const reader = new Database(databaseFile({ dataDir }), { readonly: true });
-  const clips = reader.prepare('SELECT id, path FROM clips ORDER BY path').all() as { id: string; path: string }[];
-  reader.close();
 
-  const server = await startBenchServer({ data: dataDir, static: corpus });
+  // The baseline serves the very same copies as plain files.
+  const server = await startBenchServer({ data: dataDir, static: join(dataDir, 'served-audio') });
   const real = () =>
     load({ url: server.real, connections: CONNECTIONS, duration: SECONDS, requests: rangeRequests(clips.map((c) => `/media/clips/${c.id}/audio`)) });
   const files = () =>
-    load({ url: server.static!, connections: CONNECTIONS, duration: SECONDS, requests: rangeRequests(clips.map((c) => `/static/${c.path}`)) });
+    load({ url: server.static!, connections: CONNECTIONS, duration: SECONDS, requests: rangeRequests(clips.map((c) => `/static/${c.file}`)) });
   try {
     await real();
     await files();

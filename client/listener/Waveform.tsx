@@ -36,7 +36,8 @@ export function Waveform({ media, peaks, duration, onDrawn, onReady }: WaveformP
       barWidth: 2,
       barGap: 1,
       barRadius: 2,
-      normalize: true,
+      // Not normalised: the peaks are the served copy's, so the waveform shows the level listeners hear.
+      normalize: false,
       dragToSeek: true,
       cspNonce: styleNonce(),
     });

@@ -124,19 +124,24 @@ export async function startMain(): Promise<E2eServer> {
   const clipIds: string[] = [];
   let publicText = study;
   try {
-    const items = db.prepare('SELECT id, utterance_id, clip_id, system_a, system_b FROM items WHERE study_id = ?').all(study) as Array<
-      Record<'id' | 'utterance_id' | 'clip_id' | 'system_a' | 'system_b', string>
-    >;
-    const clip = db.prepare('SELECT path, abs_path, labels FROM clips WHERE id = ?');
+    // Listeners address clips by their served ids; the manifest's clip ids are secrets like the rest.
+    const items = db
+      .prepare(
+        `SELECT i.id, i.utterance_id, i.clip_id, s.id AS served_id, i.system_a, i.system_b
+         FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ?`,
+      )
+      .all(study) as Array<Record<'id' | 'utterance_id' | 'clip_id' | 'served_id' | 'system_a' | 'system_b', string>>;
+    const clip = db.prepare('SELECT path, abs_path, labels, sha256 FROM clips WHERE id = ?');
     const utterance = db.prepare('SELECT labels FROM utterances WHERE id = ?');
     const scores = db.prepare('SELECT score FROM judge_scores WHERE utterance_id = ?');
     const labelValues = (json: string) =>
       Object.values(JSON.parse(json) as Record<string, unknown>).filter((v): v is string => typeof v === 'string' && v.length >= 3);
     for (const it of items) {
-      clipIds.push(it.clip_id);
-      for (const s of [it.id, it.utterance_id, it.system_a, it.system_b]) secrets.add(s);
-      const c = clip.get(it.clip_id) as { path: string; abs_path: string; labels: string };
-      for (const s of [c.path, c.abs_path, basename(c.path), basename(c.path).replace(/\.[^.]+$/, '')]) secrets.add(s);
+      clipIds.push(it.served_id);
+      for (const s of [it.id, it.utterance_id, it.clip_id, it.system_a, it.system_b]) secrets.add(s);
+      const c = clip.get(it.clip_id) as { path: string; abs_path: string; labels: string; sha256: string };
+      // The corpus file's content hash would let anyone holding the corpus look the clip up.
+      for (const s of [c.path, c.abs_path, basename(c.path), basename(c.path).replace(/\.[^.]+$/, ''), c.sha256.slice(0, 16)]) secrets.add(s);
       for (const s of labelValues(c.labels)) labels.add(s);
       const u = utterance.get(it.utterance_id) as { labels: string } | undefined;
       if (u) for (const s of labelValues(u.labels)) labels.add(s);

@@ -218,6 +218,35 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    version: 6,
+    name: 'served audio copies',
+    sql: `
+      -- What a study's listeners hear of a clip: a normalised copy in <data>/served-audio/<file>
+      -- (docs/blinding.md). id is what listeners see; it is keyed by the installation secret, the
+      -- study and the copy's content, so it says nothing about the corpus file and changes with the copy.
+      CREATE TABLE served_clips (
+        study_id        TEXT NOT NULL REFERENCES studies(id),
+        clip_id         TEXT NOT NULL REFERENCES clips(id),
+        id              TEXT NOT NULL UNIQUE,
+        file            TEXT NOT NULL,       -- name under <data>/served-audio (the copy's sha256 + .wav)
+        settings        TEXT NOT NULL,       -- JSON of what shaped the copy (format, loudness target or off)
+        source_sha256   TEXT NOT NULL,       -- the manifest's facts of the corpus file the copy was made from
+        source_bytes    INTEGER NOT NULL,
+        source_mtime_ms REAL NOT NULL,
+        gain_db         REAL NOT NULL,       -- applied gain; 0 when loudness is off
+        peak_limited    INTEGER NOT NULL CHECK (peak_limited IN (0,1)),
+        loudness_dbfs   REAL,                -- RMS dBFS of the copy; null for digital silence
+        duration        REAL NOT NULL,
+        bytes           INTEGER NOT NULL,
+        tag             TEXT NOT NULL,       -- keyed hash of the copy: its ETag and Last-Modified
+        peaks           TEXT NOT NULL,       -- waveform of the copy, at the applied gain
+        made_at         TEXT NOT NULL,
+        PRIMARY KEY (study_id, clip_id)
+      );
+      CREATE INDEX served_clips_clip ON served_clips(clip_id);
+    `,
+  },
+  {
     version: 8,
     name: 'trial problems',
     sql: `

@@ -5,6 +5,10 @@ import { stat } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, notFound } from '../errors';
 import type { ServedClip } from '../store/clips';
+import {
+  formatStudyAudio, prepareStudyAudio, recordStudyAudio, studiesMissingAudio, studyClipIds, summariseStudyAudio,
+} from '../../audio-manifest/served';
+import { readStudyDefinition } from '../../studies/settings';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -14,27 +18,48 @@ declare module 'fastify' {
   }
 }
 
-// A clip id names fixed content (a new file gets a new id), so browsers may keep it for a year.
+// A served clip id names fixed content (a new copy gets a new id), so browsers may keep it for a year.
 const CACHE_FOREVER = 'public, max-age=31536000, immutable';
-const MIME: Record<string, string> = { wav: 'audio/wav', flac: 'audio/flac' };
+const TAG_EPOCH = Date.UTC(2001, 0, 1);
+const TAG_SPAN_SECONDS = 20 * 365 * 86400;
+
+/** A fixed instant drawn from the copy's keyed hash: stable for revalidation, meaningless otherwise. */
+function lastModifiedOf(tag: string): Date {
+  return new Date(TAG_EPOCH + (parseInt(tag.slice(0, 8), 16) % TAG_SPAN_SECONDS) * 1000);
+}
 const unknownClip = () => notFound('unknown_clip', 'no such clip');
 
 export const audioPlugin = fp(
   async (app) => {
+    // Studies built before served copies existed (or written straight into the tables) get theirs
+    // before the first listener arrives; the corpus file is never served in their place.
+    app.addHook('onReady', async () => {
+      for (const studyId of studiesMissingAudio(app.db)) {
+        try {
+          const audio = await prepareStudyAudio(app.db, studyId, readStudyDefinition(app.db, studyId).loudness, studyClipIds(app.db, studyId));
+          app.db.transaction(() => recordStudyAudio(app.db, audio))();
+          app.log.info(`study ${studyId}: ${formatStudyAudio(summariseStudyAudio(audio))}`);
+        } catch (error) {
+          app.log.error(`study ${studyId}: its clips cannot be served until it is built again: ${(error as Error).message}`);
+        }
+      }
+    });
+
     app.decorateReply('sendClipAudio', async function (this: FastifyReply, request: FastifyRequest, clip: ServedClip) {
       const reply = this;
       const file = await stat(clip.absPath).catch(() => null);
       if (!file?.isFile()) throw unknownClip();
       const size = file.size;
-      // Content hash plus size and mtime: a file replaced on disk behind the manifest gets a new tag.
-      const etag = `"${clip.sha256.slice(0, 16)}-${size.toString(16)}-${Math.floor(file.mtimeMs).toString(16)}"`;
-      const modified = new Date(Math.floor(file.mtimeMs / 1000) * 1000);
+      // Both validators come from the copy's keyed hash: nothing about the corpus file (its hash, size
+      // or dates) and nothing that orders copies by when they were made.
+      const etag = `"${clip.tag}"`;
+      const modified = lastModifiedOf(clip.tag);
       reply.headers({
         'accept-ranges': 'bytes',
         'cache-control': CACHE_FOREVER,
         etag,
         'last-modified': modified.toUTCString(),
-        'content-type': MIME[clip.format] ?? 'application/octet-stream',
+        'content-type': 'audio/wav',
       });
       if (notModified(request, etag, modified)) return reply.code(304).send();
 

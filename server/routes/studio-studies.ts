@@ -58,7 +58,7 @@ function lockedError(error: StudyLockedError, studyId: string): HttpError {
   );
 }
 
-type Validated = Omit<BuildSummary, 'action' | 'status'> & { action: 'validated'; status: null };
+type Validated = Omit<BuildSummary, 'action' | 'status' | 'audio'> & { action: 'validated'; status: null };
 
 function toBuildReport(summary: BuildSummary | Validated, read: BuildReport['sources'] = []): BuildReport {
   return {

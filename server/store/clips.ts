@@ -1,17 +1,26 @@
+import { join } from 'node:path';
 import type { Db } from '../db/open';
+import { servedAudioDir } from '../../audio-manifest/served';
 
+/** A clip as listeners receive it: the study's normalised copy, never the corpus file. */
 export interface ServedClip {
   absPath: string;
-  format: string;
   bytes: number;
-  mtimeMs: number;
-  sha256: string;
+  /** Keyed hash of the copy (installation secret): the source of its ETag and Last-Modified. */
+  tag: string;
   peaks: string;
 }
 
 export function clipRepository(db: Db) {
-  const byId = db.prepare<[string], ServedClip>(`
-    SELECT abs_path AS absPath, format, bytes, mtime_ms AS mtimeMs, sha256, peaks FROM clips WHERE id = ?`);
-  return { get: (id: string): ServedClip | undefined => byId.get(id) };
+  const byId = db.prepare<[string], ServedClip>('SELECT file AS absPath, bytes, tag, peaks FROM served_clips WHERE id = ?');
+  let dir: string | undefined;
+  return {
+    get(id: string): ServedClip | undefined {
+      const clip = byId.get(id);
+      if (!clip) return undefined;
+      dir ??= servedAudioDir(db);
+      return { ...clip, absPath: join(dir, clip.absPath) };
+    },
+  };
 }
 export type ClipRepository = ReturnType<typeof clipRepository>;

@@ -50,8 +50,8 @@ export function liveRepository(db: Db) {
     [string],
     { seq: number; kind: ItemKind; system_a: string; system_b: string; expected: 'a' | 'b' | null; clip_id: string; duration: number; caption_a: string; caption_b: string }
   >(`
-    SELECT i.seq, i.kind, i.system_a, i.system_b, i.expected, i.clip_id, c.duration, i.caption_a, i.caption_b
-    FROM items i JOIN clips c ON c.id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq`);
+    SELECT i.seq, i.kind, i.system_a, i.system_b, i.expected, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
+    FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq`);
 
   return {
     listeners: (studyId: string) => listenerCounts.get(studyId)!,

@@ -85,10 +85,10 @@ export function sessionRepository(db: Db) {
   // The next unanswered trials only: walks the listener's assignments in position order (primary
   // key) and stops after the current one and its upcoming ones, instead of reading every trial.
   const openTrials = db.prepare<[string, number], TrialRow>(`
-    SELECT a.position, a.first, i.kind, i.clip_id, c.duration, i.caption_a, i.caption_b
+    SELECT a.position, a.first, i.kind, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
     FROM assignments a
     JOIN items i ON i.id = a.item_id
-    JOIN clips c ON c.id = i.clip_id
+    JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id
     WHERE a.listener_id = ?
       AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id)
       AND NOT EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position)
@@ -197,7 +197,7 @@ export function sessionRepository(db: Db) {
 }
 export type SessionRepository = ReturnType<typeof sessionRepository>;
 
-/** Blinding happens here: a trial carries the clip's opaque id and the caption texts, nothing else. */
+/** Blinding happens here: a trial carries the served copy's opaque id and the caption texts, nothing else. */
 export function toTrial(row: Pick<TrialRow, 'position' | 'first' | 'kind' | 'clip_id' | 'duration' | 'caption_a' | 'caption_b'>): Trial {
   const media = `/media/clips/${encodeURIComponent(row.clip_id)}`;
   return {

@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { voteFor } from '../testing/client';
+import { call, voteFor } from '../testing/client';
+import { peakDb, readCanonicalWav, rmsDb } from '../../audio-manifest/test/audio';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -19,6 +21,8 @@ afterAll(() => server.close());
 describe('blinding', () => {
   it('nothing a listener receives names a system, an attention check, an answer, a score, a path or a label', async () => {
     const received: string[] = [];
+    // Audio bytes as latin1: embedded metadata (LIST/INFO, bext, id3) would show up as text there.
+    const audio: string[] = [];
     const fetchAs = async (path: string, init: RequestInit = {}, token?: string) => {
       const headers = new Headers(init.headers);
       if (token) headers.set('authorization', `Bearer ${token}`);
@@ -26,7 +30,7 @@ describe('blinding', () => {
       const res = await fetch(`${server.url}${path}`, { ...init, headers });
       const isAudio = res.headers.get('content-type')?.startsWith('audio/');
       const body = isAudio ? '' : await res.text();
-      if (isAudio) await res.arrayBuffer();
+      if (isAudio) audio.push(Buffer.from(await res.arrayBuffer()).toString('latin1'));
       received.push(body, ...[...res.headers].map(([k, v]) => `${k}: ${v}`));
       return { status: res.status, json: () => JSON.parse(body) };
     };
@@ -38,7 +42,9 @@ describe('blinding', () => {
     const started = (await fetchAs('/api/sessions', { method: 'POST', body: JSON.stringify({ study: 'blind', external: { PROLIFIC_PID: 'x' } }) })).json();
     const token = started.token as string;
     let state = started.state;
+    const trialClipIds: string[] = [];
     while (state.trial) {
+      trialClipIds.push(state.trial.clip.id);
       await fetchAs(state.trial.clip.audioUrl);
       await fetchAs(state.trial.clip.audioUrl, { headers: { range: 'bytes=0-99' } });
       await fetchAs(state.trial.clip.peaksUrl);
@@ -61,13 +67,27 @@ describe('blinding', () => {
       'attention', 'expected', 'system', 'judge', 'ravdess', 'Actor_', '.wav', 'labels',
     ];
     const everything = received.join('\n');
+    const audioBytes = audio.join('\n');
+    expect(audio.length).toBeGreaterThan(0);
     for (const secret of forbidden) {
       // A score such as 8.25 is a leak as a number of its own, not as digits inside a peak like -0.182513.
-      const leaked = /^-?\d+(\.\d+)?$/.test(secret)
+      const numeric = /^-?\d+(\.\d+)?$/.test(secret);
+      const leaked = numeric
         ? new RegExp(`(?<![\\d.])${secret.replace(/[.-]/g, '\\$&')}(?!\\d)`).test(everything)
-        : everything.includes(secret);
+        : everything.includes(secret) || audioBytes.includes(secret);
       expect(leaked, `leaked: ${secret}`).toBe(false);
     }
+    for (const marker of ['LIST', 'INFO', 'INAM', 'IART', 'ICMT']) expect(audioBytes.includes(marker), marker).toBe(false);
+
+    // Attention trials are addressed like every other trial: same id shape, never a manifest clip id.
+    const kindOf = db.prepare<[string], { kind: string }>(
+      'SELECT i.kind FROM served_clips s JOIN items i ON i.study_id = s.study_id AND i.clip_id = s.clip_id WHERE s.id = ?',
+    );
+    const kinds = new Set(trialClipIds.map((id) => kindOf.get(id)?.kind));
+    expect([...kinds].sort()).toEqual(['attention', 'pair', 'practice']);
+    for (const id of trialClipIds) expect(id).toMatch(/^c[0-9a-f]{20}$/);
+    const manifestIds = db.prepare('SELECT id FROM clips').pluck().all() as string[];
+    expect(trialClipIds.filter((id) => manifestIds.includes(id))).toEqual([]);
   });
 
   it('sends a strict CSP without inline scripts, with a style nonce handed to the page', async () => {
@@ -86,5 +106,82 @@ describe('blinding', () => {
     const api404 = await fetch(`${server.url}/api/nothing-here`);
     expect(api404.status).toBe(404);
     expect(await api404.json()).toMatchObject({ error: 'not_found' });
+  });
+});
+
+describe('blinded audio bytes', () => {
+  // Two studies in one installation, and a second installation seeded with byte-identical corpus files.
+  let one: TestServer;
+  let other: TestServer;
+  beforeAll(async () => {
+    one = await startTestServer({ studies: [{ study: 'blind-a', pairs: 3, attention: 1 }, { study: 'blind-b', pairs: 3, attention: 1 }] });
+    other = await startTestServer({ studies: [{ study: 'blind-a', pairs: 3, attention: 1 }] });
+  });
+  afterAll(async () => {
+    await one?.close();
+    await other?.close();
+  });
+
+  const get = async (server: TestServer, id: string, what = 'audio') => {
+    const res = await fetch(`${server.url}/media/clips/${id}/${what}`);
+    return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+  };
+
+  it('serve a fresh 16-bit WAV with no metadata, and no hash, size or date of the corpus file in any header', async () => {
+    const [study] = one.seeded;
+    for (const [n, id] of study.clipIds.entries()) {
+      const original = readFileSync(study.audioFiles[n]);
+      expect(original.toString('latin1')).toContain('actor07-female'); // the corpus file carries LIST/INFO
+      const { res, bytes } = await get(one, id);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('audio/wav');
+      expect(readCanonicalWav(bytes).chunks).toEqual(['fmt ', 'data']);
+      const text = bytes.toString('latin1');
+      for (const s of ['actor07', 'fearful', 'Actor_07', '03-01-0', 'LIST', 'INFO']) expect(text.includes(s), s).toBe(false);
+
+      const headers = [...res.headers].map(([k, v]) => `${k}: ${v}`).join('\n');
+      const sha = createHash('sha256').update(original).digest();
+      const copySha = createHash('sha256').update(bytes).digest();
+      const stored = one.app.db.prepare('SELECT c.sha256 FROM clips c JOIN served_clips s ON s.clip_id = c.id WHERE s.id = ?').pluck().get(id) as string;
+      for (const hash of [sha, copySha]) {
+        for (const form of [hash.toString('hex').slice(0, 12), hash.toString('base64').slice(0, 12), hash.toString('base64url').slice(0, 12)]) {
+          expect(headers.includes(form), form).toBe(false);
+        }
+      }
+      expect(headers.includes(stored.slice(0, 12))).toBe(false);
+      expect(headers.includes(original.length.toString(16))).toBe(false);
+      const modified = Math.floor(Date.parse(res.headers.get('last-modified')!) / 1000);
+      expect(modified).not.toBe(Math.floor(statSync(study.audioFiles[n]).mtimeMs / 1000));
+    }
+  });
+
+  it('play every clip at the study target (-23 dBFS RMS, measured on the served PCM) and draw its waveform at that gain', async () => {
+    for (const id of one.seeded[0].clipIds) {
+      const { bytes } = await get(one, id);
+      const { samples } = readCanonicalWav(bytes);
+      expect(Math.abs(rmsDb(samples) + 23)).toBeLessThan(0.05);
+      const peaks = (await call(`${one.url}/media/clips/${id}/peaks`)).body as { data: number[] };
+      const drawn = Math.max(...peaks.data.map(Math.abs));
+      expect(20 * Math.log10(drawn)).toBeCloseTo(peakDb(samples), 2);
+    }
+  });
+
+  it('identical corpus files get different ETags, dates and ids in another installation and in another study', async () => {
+    const [a, b] = one.seeded;
+    const [elsewhere] = other.seeded;
+    // The same study name and position seed byte-identical corpus files (metadata included) in both installations.
+    expect(readFileSync(elsewhere.audioFiles[1])).toEqual(readFileSync(a.audioFiles[1]));
+    const here = await get(one, a.clipIds[1]);
+    const there = await get(other, elsewhere.clipIds[1]);
+    const sibling = await get(one, b.clipIds[1]);
+    expect(there.bytes).toEqual(here.bytes);
+    expect(sibling.bytes).toEqual(here.bytes);
+    expect(there.res.headers.get('etag')).not.toBe(here.res.headers.get('etag'));
+    expect(there.res.headers.get('last-modified')).not.toBe(here.res.headers.get('last-modified'));
+    expect(elsewhere.clipIds[1]).not.toBe(a.clipIds[1]);
+    expect(b.clipIds[1]).not.toBe(a.clipIds[1]);
+    // Each installation's ETag still revalidates its own copy.
+    const again = await fetch(`${other.url}/media/clips/${elsewhere.clipIds[1]}/audio`, { headers: { 'if-none-match': there.res.headers.get('etag')! } });
+    expect(again.status).toBe(304);
   });
 });

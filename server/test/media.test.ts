@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call } from '../testing/client';
@@ -10,7 +11,9 @@ beforeAll(async () => {
   server = await startTestServer();
   const [clipId] = server.seeded[0].clipIds;
   audioUrl = `${server.url}/media/clips/${clipId}/audio`;
-  bytes = readFileSync(server.seeded[0].audioFiles[0]);
+  // What is served is the study's copy in the data dir, not the corpus file.
+  const { file } = server.app.db.prepare('SELECT file FROM served_clips WHERE id = ?').get(clipId) as { file: string };
+  bytes = readFileSync(join(server.dataDir, 'served-audio', file));
 });
 afterAll(() => server.close());
 
@@ -19,10 +22,11 @@ describe('clip audio', () => {
     const res = await fetch(audioUrl);
     expect(res.status).toBe(200);
     expect(Buffer.from(await res.arrayBuffer())).toEqual(bytes);
+    expect(bytes.length).not.toBe(readFileSync(server.seeded[0].audioFiles[0]).length);
     expect(res.headers.get('content-type')).toBe('audio/wav');
     expect(res.headers.get('accept-ranges')).toBe('bytes');
     expect(res.headers.get('cache-control')).toContain('immutable');
-    expect(res.headers.get('etag')).toMatch(/^"[0-9a-f-]+"$/);
+    expect(res.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/);
     expect(res.headers.get('last-modified')).toBeTruthy();
     expect(res.headers.get('content-disposition')).toBeNull();
   });
@@ -64,7 +68,7 @@ describe('clip audio', () => {
   it('serves peaks as JSON with an ETag', async () => {
     const res = await call(`${server.url}/media/clips/${server.seeded[0].clipIds[0]}/peaks`);
     expect(res.status).toBe(200);
-    expect(res.body.resolution).toBe(64);
+    expect(res.body.resolution).toBe(100);
     expect(res.body.data.every((v: number) => v >= -1 && v <= 1)).toBe(true);
     const again = await fetch(`${server.url}/media/clips/${server.seeded[0].clipIds[0]}/peaks`, {
       headers: { 'if-none-match': res.headers.get('etag')! },

@@ -177,7 +177,7 @@ describe('building, previewing and running a study', () => {
     const preview = await api(`/api/studio/studies/${study}/preview`);
     expect(preview.status).toBe(200);
     expect(preview.body.trials).toHaveLength(20);
-    const items = server.app.db.prepare('SELECT seq, kind, caption_a, caption_b, clip_id FROM items WHERE study_id = ? ORDER BY seq').all(study) as any[];
+    const items = server.app.db.prepare('SELECT i.seq, i.kind, i.caption_a, i.caption_b, s.id AS clip_id FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq').all(study) as any[];
     preview.body.trials.forEach((p: any, i: number) => {
       expect(p.kind).toBe(items[i].kind);
       expect(p.trial).toMatchObject({ position: items[i].seq, captions: [items[i].caption_a, items[i].caption_b], clip: { id: items[i].clip_id } });

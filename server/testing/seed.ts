@@ -4,20 +4,24 @@
  * server tests and the crash test until the manifest and study loaders are merged.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wavefile from 'wavefile';
 import type { Db } from '../db/open';
 import { StudyDefinition, type StudyDefinitionInput } from '../../studies/schema';
 import type { StudyStatus } from '../store/studies';
 
-/** A short mono 16-bit sine tone; returns its samples so peaks can be computed from them. */
-export function writeTestWav(file: string, seconds: number, hz: number, sampleRate = 8000): number[] {
+/**
+ * A short mono 16-bit sine tone; returns its samples so peaks can be computed from them. `tags`
+ * become a LIST/INFO chunk (e.g. INAM title, IART artist), as corpus files often carry.
+ */
+export function writeTestWav(file: string, seconds: number, hz: number, sampleRate = 8000, tags: Record<string, string> = {}): number[] {
   const samples = Array.from({ length: Math.round(seconds * sampleRate) }, (_, i) =>
     Math.round(12000 * Math.sin((2 * Math.PI * hz * i) / sampleRate)),
   );
   const wav = new wavefile.WaveFile();
   wav.fromScratch(1, sampleRate, '16', samples);
+  for (const [tag, value] of Object.entries(tags)) wav.setTag(tag, value);
   writeFileSync(file, wav.toBuffer());
   return samples;
 }
@@ -46,6 +50,7 @@ export interface SeedOptions {
 
 export interface SeededStudy {
   study: string;
+  /** Manifest clip ids, item by item; once the server has started, the ids listeners see (served copies). */
   clipIds: string[];
   audioFiles: string[];
   /** Strings a listener must never receive: system ids, file names, labels, judge scores. */
@@ -91,14 +96,16 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       // A RAVDESS-style name: it encodes emotion and actor, exactly what listeners must not see.
       const name = `03-01-0${(seq % 8) + 1}-02-01-01-07-${study}-${seq}.wav`;
       const file = join(actorDir, name);
-      const samples = writeTestWav(file, 0.4 + 0.05 * seq, 220 + 40 * seq);
+      // Embedded metadata repeats what the name says, as RAVDESS-style files may: it must not reach listeners either.
+      const samples = writeTestWav(file, 0.4 + 0.05 * seq, 220 + 40 * seq, 8000, { INAM: name, IART: 'actor07-female', ICMT: 'fearful, Actor_07' });
       const size = statSync(file);
+      const sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
       const clipId = randomBytes(12).toString('base64url');
       const utterance = `ravdess:${name.replace('.wav', '')}`;
       const labels = JSON.stringify({ emotion: 'fearful', actor: 'actor07-female' });
       insertClip.run(
         clipId, audioDir, `${study}/Actor_07/${name}`, file, samples.length / 8000, size.size, size.mtimeMs,
-        createHash('sha256').update(samples.join()).digest('hex'), peaksOf(samples), labels, now,
+        sha256, peaksOf(samples), labels, now,
       );
       insertUtterance.run(utterance, 'ravdess', clipId, 'Kids are talking by the door', labels);
       const [a, b] = [SEED_SYSTEMS[seq % 3], SEED_SYSTEMS[(seq + 1) % 3]];
@@ -116,7 +123,8 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       );
       seeded.clipIds.push(clipId);
       seeded.audioFiles.push(file);
-      seeded.secrets.push(name, name.replace('.wav', ''), utterance, actorDir, 'fearful', 'actor07', `${7.25 + seq}`);
+      // The corpus file's content hash would let anyone holding the corpus look the clip up.
+      seeded.secrets.push(name, name.replace('.wav', ''), utterance, actorDir, 'fearful', 'actor07', `${7.25 + seq}`, sha256.slice(0, 16));
       if (kind === 'pair') pairs.push({ utterance, systemA: a, systemB: b });
       else (kind === 'attention' ? attention : practice).push({ utterance, correct: captionA, wrong: captionB });
     });

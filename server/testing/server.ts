@@ -45,6 +45,14 @@ export async function startTestServer(
   );
   const seeded = (options.studies ?? [{}]).map((s) => seedStudy(app.db, join(dataDir, 'audio'), s));
   await app.listen({ host: '127.0.0.1', port: 0 });
+  // Listening made the seeded studies' served copies: listeners see their ids, never the manifest's.
+  const servedIds = app.db.prepare(
+    'SELECT s.id FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq',
+  );
+  for (const study of seeded) {
+    study.secrets.push(...study.clipIds);
+    study.clipIds = servedIds.pluck().all(study.study) as string[];
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {

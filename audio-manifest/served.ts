@@ -1,0 +1,292 @@
+/**
+ * What a study's listeners receive instead of the corpus file (docs/blinding.md): a copy made
+ * at build, decoded and re-encoded as 16-bit PCM WAV at the clip's own sample rate and channel
+ * count, with a fresh 44-byte header and nothing else (LIST/INFO, id3, bext, cue… are gone), and
+ * the study's loudness gain applied. Copies are content-addressed files under
+ * `<data>/served-audio/`, shared by studies that make the same copy, written once and reused.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Db } from '../server/db/open';
+import { AudioError, decode, peaks, rmsDbfs, type Peaks } from './decode';
+import { installationSecret } from './ids';
+
+/** How loud clips play (the study's `loudness:`). */
+export interface LoudnessSettings {
+  normalize: boolean;
+  targetDbfs: number;
+}
+
+/** No sample of a copy goes above this: a gain that would push the peak higher is lowered to fit. */
+export const PEAK_CEILING_DBFS = -1;
+const FORMAT = 'wav-pcm16';
+const PCM_SCALE = 32768;
+
+export interface ServedCopy {
+  wav: Uint8Array;
+  /** Gain applied, dB; 0 when loudness is off or the clip is digital silence. */
+  gainDb: number;
+  /** The gain was lowered below what the target asked for, so the peak stays at the ceiling. */
+  peakLimited: boolean;
+  /** RMS dBFS of the copy itself. */
+  loudnessDbfs: number | null;
+  duration: number;
+  /** Waveform of the copy: drawn at the applied gain. */
+  peaks: Peaks;
+}
+
+const dbToGain = (db: number): number => 10 ** (db / 20);
+
+/** The gain (dB) that takes `rmsDbfs` to the target without a sample above the ceiling. */
+export function loudnessGain(rms: number | null, peak: number, loudness: LoudnessSettings): { gainDb: number; peakLimited: boolean } {
+  if (!loudness.normalize || rms === null || peak === 0) return { gainDb: 0, peakLimited: false };
+  const wanted = loudness.targetDbfs - rms;
+  const ceiling = PEAK_CEILING_DBFS - 20 * Math.log10(peak);
+  return wanted > ceiling ? { gainDb: ceiling, peakLimited: true } : { gainDb: wanted, peakLimited: false };
+}
+
+/** Decodes a WAV or FLAC file's bytes and renders the copy listeners get. */
+export async function renderServedCopy(source: Uint8Array, loudness: LoudnessSettings): Promise<ServedCopy> {
+  const decoded = await decode(source);
+  const frames = decoded.channels[0]?.length ?? 0;
+  if (frames === 0) throw new AudioError('contains no audio samples');
+  let peak = 0;
+  for (const channel of decoded.channels) for (const v of channel) peak = Math.max(peak, Math.abs(v));
+  // The same measure as the manifest's clips.loudness_dbfs, taken from the same samples.
+  const { gainDb, peakLimited } = loudnessGain(rmsDbfs(decoded.channels), peak, loudness);
+  const gain = dbToGain(gainDb);
+  const count = decoded.channels.length;
+  const pcm = new Int16Array(frames * count);
+  // The copy's samples as they will play, for its own loudness and waveform.
+  const played = decoded.channels.map(() => new Float32Array(frames));
+  decoded.channels.forEach((channel, c) => {
+    for (let i = 0; i < frames; i++) {
+      // Clamped only for float sources above full scale played at unity gain; a normalised copy stays below the ceiling.
+      const q = Math.max(-PCM_SCALE, Math.min(PCM_SCALE - 1, Math.round(channel[i] * gain * PCM_SCALE)));
+      pcm[i * count + c] = q;
+      played[c][i] = q / PCM_SCALE;
+    }
+  });
+  return {
+    wav: wavFile(pcm, count, decoded.sampleRate),
+    gainDb: Math.round(gainDb * 100) / 100,
+    peakLimited,
+    loudnessDbfs: rmsDbfs(played),
+    duration: frames / decoded.sampleRate,
+    peaks: peaks(played, decoded.sampleRate),
+  };
+}
+
+/** A canonical PCM WAV: RIFF header, 16-byte fmt chunk, data chunk; no other chunk. */
+function wavFile(pcm: Int16Array, channels: number, sampleRate: number): Uint8Array {
+  const dataBytes = pcm.length * 2;
+  const out = new Uint8Array(44 + dataBytes);
+  const view = new DataView(out.buffer);
+  const ascii = (at: number, text: string) => [...text].forEach((ch, i) => view.setUint8(at + i, ch.charCodeAt(0)));
+  ascii(0, 'RIFF');
+  view.setUint32(4, 36 + dataBytes, true);
+  ascii(8, 'WAVE');
+  ascii(12, 'fmt ');
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true); // PCM
+  view.setUint16(22, channels, true);
+  view.setUint32(24, sampleRate, true);
+  view.setUint32(28, sampleRate * channels * 2, true);
+  view.setUint16(32, channels * 2, true);
+  view.setUint16(34, 16, true);
+  ascii(36, 'data');
+  view.setUint32(40, dataBytes, true);
+  for (let i = 0; i < pcm.length; i++) view.setInt16(44 + 2 * i, pcm[i], true);
+  return out;
+}
+
+/** Where copies live: beside the database file, in the data dir. */
+export function servedAudioDir(db: Db): string {
+  if (db.memory) throw new Error('served audio copies need a database file: its folder is the data dir they are kept in');
+  return join(dirname(db.name), 'served-audio');
+}
+
+/** One row of served_clips: a clip as one study's listeners receive it. */
+export interface ServedClipRow {
+  clipId: string;
+  id: string;
+  file: string;
+  settings: string;
+  sourceSha256: string;
+  sourceBytes: number;
+  sourceMtimeMs: number;
+  gainDb: number;
+  peakLimited: number;
+  loudnessDbfs: number | null;
+  duration: number;
+  bytes: number;
+  tag: string;
+  peaks: string;
+  madeAt: string;
+}
+
+export interface StudyAudio {
+  studyId: string;
+  settings: LoudnessSettings;
+  rows: ServedClipRow[];
+  /** Copies written by this build; the others were reused as they were. */
+  made: number;
+}
+
+/** Thrown when clip files cannot be turned into copies; lists every one with its reason. */
+export class ServedAudioError extends Error {
+  constructor(readonly problems: { clipId: string; file: string; reason: string }[]) {
+    super(`${problems.length} clip${problems.length === 1 ? '' : 's'} could not be prepared for listeners:\n${problems.map((p) => `  ${p.file}: ${p.reason}`).join('\n')}`);
+    this.name = 'ServedAudioError';
+  }
+  /** The researcher's files are at fault, not the server. */
+  readonly statusCode = 422;
+}
+
+const keyed = (secret: string, ...parts: string[]) => createHmac('sha256', secret).update(parts.join('\0')).digest('hex');
+
+/**
+ * Makes (or finds) the copy of every clip for a study, without touching the study's rows: the
+ * build records them with `recordStudyAudio` in the same step that writes its items. A copy is
+ * reused without reading the corpus file when a copy with the same settings was made from the
+ * same file (same sha256, size and mtime) and is still on disk.
+ */
+export async function prepareStudyAudio(db: Db, studyId: string, settings: LoudnessSettings, clipIds: Iterable<string>): Promise<StudyAudio> {
+  const secret = installationSecret(db);
+  const dir = servedAudioDir(db);
+  mkdirSync(dir, { recursive: true });
+  const settingsJson = JSON.stringify({ format: FORMAT, loudness: settings.normalize ? { targetDbfs: settings.targetDbfs, peakCeilingDbfs: PEAK_CEILING_DBFS } : 'off' });
+  const clip = db.prepare<[string], { absPath: string; sha256: string }>('SELECT abs_path AS absPath, sha256 FROM clips WHERE id = ?');
+  const made = db.prepare<[string, string, string, number, number], ServedClipRow>(`
+    SELECT clip_id AS clipId, id, file, settings, source_sha256 AS sourceSha256, source_bytes AS sourceBytes,
+           source_mtime_ms AS sourceMtimeMs, gain_db AS gainDb, peak_limited AS peakLimited, loudness_dbfs AS loudnessDbfs,
+           duration, bytes, tag, peaks, made_at AS madeAt
+    FROM served_clips WHERE clip_id = ? AND settings = ? AND source_sha256 = ? AND source_bytes = ? AND source_mtime_ms = ? LIMIT 1`);
+  const rows: ServedClipRow[] = [];
+  const problems: ServedAudioError['problems'] = [];
+  let written = 0;
+  for (const clipId of new Set(clipIds)) {
+    const source = clip.get(clipId);
+    if (!source) {
+      problems.push({ clipId, file: clipId, reason: 'not in the manifest' });
+      continue;
+    }
+    try {
+      const file = await stat(source.absPath);
+      if (!file.isFile()) throw new AudioError('not a regular file');
+      const key = [clipId, settingsJson, source.sha256, file.size, file.mtimeMs] as const;
+      const previous = made.get(...key);
+      const sha = previous && (await stat(join(dir, previous.file)).catch(() => null))?.size === previous.bytes ? previous.file.replace(/\.wav$/, '') : null;
+      if (previous && sha) {
+        rows.push({ ...previous, id: servedId(secret, studyId, clipId, sha) });
+        continue;
+      }
+      const copy = await renderServedCopy(await readFile(source.absPath), settings);
+      const copySha = createHash('sha256').update(copy.wav).digest('hex');
+      const name = `${copySha}.wav`;
+      // Content-addressed: an identical copy already on disk is left as it is.
+      if (!existsSync(join(dir, name))) {
+        const temp = join(dir, `.${name}.${process.pid}.tmp`);
+        await writeFile(temp, copy.wav);
+        await rename(temp, join(dir, name));
+        written++;
+      }
+      rows.push({
+        clipId, id: servedId(secret, studyId, clipId, copySha), file: name, settings: settingsJson,
+        sourceSha256: source.sha256, sourceBytes: file.size, sourceMtimeMs: file.mtimeMs,
+        gainDb: copy.gainDb, peakLimited: copy.peakLimited ? 1 : 0, loudnessDbfs: copy.loudnessDbfs,
+        duration: copy.duration, bytes: copy.wav.length, tag: keyed(secret, 'served-audio-tag', copySha).slice(0, 32),
+        peaks: JSON.stringify(copy.peaks), madeAt: new Date().toISOString(),
+      });
+    } catch (error) {
+      const reason = error instanceof AudioError ? error.message : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found (moved or deleted since import?)' : (error as Error).message;
+      problems.push({ clipId, file: source.absPath, reason });
+    }
+  }
+  if (problems.length > 0) throw new ServedAudioError(problems);
+  return { studyId, settings, rows, made: written };
+}
+
+/** The id listeners see: keyed, per study and clip, and new whenever the copy's content changes. */
+function servedId(secret: string, studyId: string, clipId: string, copySha: string): string {
+  return 'c' + keyed(secret, 'served-audio-id', studyId, clipId, copySha).slice(0, 20);
+}
+
+/** How many of the study's clips would play from a different copy than they do now. */
+export function changedCopies(db: Db, audio: StudyAudio): number {
+  const current = db.prepare<[string, string], { id: string }>('SELECT id FROM served_clips WHERE study_id = ? AND clip_id = ?');
+  return audio.rows.filter((r) => {
+    const now = current.get(audio.studyId, r.clipId);
+    return now !== undefined && now.id !== r.id;
+  }).length;
+}
+
+/**
+ * Writes a study's served_clips rows: call it in the transaction that writes the study's items,
+ * after checking `changedCopies` against its votes.
+ */
+export function recordStudyAudio(db: Db, audio: StudyAudio): void {
+  const keep = new Set(audio.rows.map((r) => r.clipId));
+  const current = db.prepare<[string], string>('SELECT clip_id FROM served_clips WHERE study_id = ?').pluck().all(audio.studyId) as string[];
+  const remove = db.prepare('DELETE FROM served_clips WHERE study_id = ? AND clip_id = ?');
+  for (const clipId of current) if (!keep.has(clipId)) remove.run(audio.studyId, clipId);
+  const upsert = db.prepare(`
+    INSERT INTO served_clips (study_id, clip_id, id, file, settings, source_sha256, source_bytes, source_mtime_ms, gain_db,
+                              peak_limited, loudness_dbfs, duration, bytes, tag, peaks, made_at)
+    VALUES (@studyId, @clipId, @id, @file, @settings, @sourceSha256, @sourceBytes, @sourceMtimeMs, @gainDb,
+            @peakLimited, @loudnessDbfs, @duration, @bytes, @tag, @peaks, @madeAt)
+    ON CONFLICT (study_id, clip_id) DO UPDATE SET
+      id = excluded.id, file = excluded.file, settings = excluded.settings, source_sha256 = excluded.source_sha256,
+      source_bytes = excluded.source_bytes, source_mtime_ms = excluded.source_mtime_ms, gain_db = excluded.gain_db,
+      peak_limited = excluded.peak_limited, loudness_dbfs = excluded.loudness_dbfs, duration = excluded.duration,
+      bytes = excluded.bytes, tag = excluded.tag, peaks = excluded.peaks,
+      made_at = CASE WHEN served_clips.id = excluded.id THEN served_clips.made_at ELSE excluded.made_at END`);
+  for (const row of audio.rows) upsert.run({ studyId: audio.studyId, ...row });
+}
+
+/** What the build reports about its copies. */
+export interface StudyAudioSummary {
+  clips: number;
+  /** Copies written by this build (the rest were reused). */
+  made: number;
+  loudness: LoudnessSettings;
+  /** Clips whose gain the peak ceiling held below the target: their level as served. */
+  peakLimited: { loudnessDbfs: number | null; gainDb: number }[];
+}
+
+export function summariseStudyAudio(audio: StudyAudio): StudyAudioSummary {
+  return {
+    clips: audio.rows.length,
+    made: audio.made,
+    loudness: audio.settings,
+    peakLimited: audio.rows.filter((r) => r.peakLimited).map((r) => ({ loudnessDbfs: r.loudnessDbfs, gainDb: r.gainDb })),
+  };
+}
+
+/** One line for the build summary: what was made, and which clips the peak ceiling held below the target. */
+export function formatStudyAudio(summary: StudyAudioSummary): string {
+  const level = summary.loudness.normalize ? `at ${summary.loudness.targetDbfs} dBFS RMS` : 'at their recorded level (loudness off)';
+  const limited = summary.peakLimited.length
+    ? `; ${summary.peakLimited.length} peak-limited to stay under ${PEAK_CEILING_DBFS} dBFS peak, so quieter than the target: ` +
+      summary.peakLimited.map((r) => `${r.loudnessDbfs ?? '-'} dBFS (gain ${r.gainDb} dB)`).join(', ')
+    : '';
+  return `audio: ${summary.clips} clips as 16-bit WAV ${level}, ${summary.made} new cop${summary.made === 1 ? 'y' : 'ies'} written${limited}`;
+}
+
+/** The study ids whose items have a clip without a served copy row (built before copies existed, or seeded directly). */
+export function studiesMissingAudio(db: Db): string[] {
+  return db
+    .prepare(
+      `SELECT DISTINCT i.study_id FROM items i
+       WHERE NOT EXISTS (SELECT 1 FROM served_clips s WHERE s.study_id = i.study_id AND s.clip_id = i.clip_id)`,
+    )
+    .pluck()
+    .all() as string[];
+}
+
+/** The clip ids of a study's items. */
+export function studyClipIds(db: Db, studyId: string): string[] {
+  return db.prepare('SELECT DISTINCT clip_id FROM items WHERE study_id = ?').pluck().all(studyId) as string[];
+}

@@ -1,10 +1,22 @@
-import { chmodSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { clipFile, clipPeaks, listClips } from '../clips';
 import { importRavdess, parseRavdessName } from '../ravdess';
 import { writeTone, writeWav, sine } from './audio';
 import { count, tempManifest } from './db';
+
+// Root reads any directory whatever its mode (and CI runs as root), so a permission failure is
+// injected: directories named here fail to list as the kernel would refuse them.
+const unreadable = vi.hoisted(() => new Set<string>());
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const readdirSync = ((path: Parameters<typeof fs.readdirSync>[0], options?: unknown) => {
+    if (unreadable.has(String(path))) throw Object.assign(new Error(`EACCES: permission denied, scandir '${String(path)}'`), { code: 'EACCES' });
+    return (fs.readdirSync as (p: unknown, o?: unknown) => unknown)(path, options);
+  }) as typeof fs.readdirSync;
+  return { ...fs, default: { ...fs, readdirSync }, readdirSync };
+});
 
 describe('parseRavdessName', () => {
   it('reads every field of a speech file name', () => {
@@ -127,18 +139,16 @@ describe('importRavdess', () => {
     expect(lines).toHaveLength(1);
   });
 
-  // Root reads a directory whatever its mode, so this refusal can only be produced for another
-  // user (CI runs as root); the missing-directory test above covers the same reporting path.
-  it.skipIf(process.getuid?.() === 0)('skips an unreadable Actor folder with a clear line', async () => {
+  it('skips an unreadable Actor folder with a clear line', async () => {
     const locked = join(root, 'Actor_04');
     mkdirSync(locked);
-    chmodSync(locked, 0);
+    unreadable.add(locked);
     try {
       const report = await importRavdess(env.db, root, { onFailure: (l) => lines.push(l) });
       expect(report.imported).toBe(3);
       expect(lines).toEqual([`${locked}: cannot read directory (permission denied)`]);
     } finally {
-      chmodSync(locked, 0o755);
+      unreadable.delete(locked);
     }
   });
 });

@@ -27,9 +27,15 @@ export type ListeningRequirement = z.infer<typeof ListeningRequirement>;
 
 export const Screening = z.enum(['none', 'antiphase', 'huggins', 'both']);
 
+/** The listener pages' language (client/listener/messages.ts has one catalogue for each). */
+export const Language = z.enum(['en', 'de']);
+export type Language = z.infer<typeof Language>;
+
 /** What the welcome/consent/instructions screens show (public, per study). */
 export const StudyIntro = z.object({
   study: StudyId,
+  /** The study's language: the listener pages' words, and the study texts below already in it. */
+  language: Language,
   title: z.string(),
   status: z.enum(['draft', 'open', 'paused', 'closed']),
   consentMarkdown: z.string(),

@@ -22,6 +22,7 @@ export function listeningRequirement(definition: StudyDefinition): ListeningRequ
 export function studyIntro(studyId: string, status: StudyIntro['status'], definition: StudyDefinition): StudyIntro {
   return {
     study: studyId,
+    language: definition.language,
     title: definition.title,
     status,
     consentMarkdown: definition.consent,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/open';
-import { ListeningRequirement, Screening, type StudyIntro } from '../contract';
+import { Language, ListeningRequirement, Screening, type StudyIntro } from '../contract';
 
 export type StudyStatus = StudyIntro['status'];
 
@@ -10,6 +10,7 @@ export type StudyStatus = StudyIntro['status'];
  * the single place to adapt if that schema names something differently.
  */
 const ServedDefinition = z.object({
+  language: Language.default('en'),
   consent: z.string().default(''),
   instructions: z.string().default(''),
   question: z.string().default('Which caption better describes how the speech is delivered?'),
@@ -95,6 +96,7 @@ export function studyRepository(db: Db) {
       const d = study.definition;
       return {
         study: study.id,
+        language: d.language,
         title: study.title,
         status: study.status,
         consentMarkdown: d.consent,

@@ -155,7 +155,10 @@ export const Analysis = z
  * one study.yaml can be run in several languages by changing `language`. Only the study's
  * language is kept in the validated definition.
  */
-const PerLanguage = (text: z.ZodString) => z.union([text, z.partialRecord(Language, text)]);
+const PerLanguage = (text: z.ZodString) =>
+  z.union([text, z.partialRecord(Language, text)], {
+    error: `expected a text, or one text per language like { ${Language.options.map((l) => `${l}: ...`).join(', ')} }`,
+  });
 type PerLanguage = string | Partial<Record<Language, string>>;
 const STUDY_TEXTS = ['title', 'consent', 'instructions', 'question'] as const;
 

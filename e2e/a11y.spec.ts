@@ -223,12 +223,12 @@ test('a study in German (language: de) speaks German on every listener screen, w
   await expect(page.locator('html')).toHaveAttribute('lang', 'de');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hörstudie');
   await expect(page.getByText('Sie sind einverstanden, zuzuhören.')).toBeVisible();
+  await expect(page.getByTestId('expectation')).toHaveText(/^Sie bewerten 2 Clips; das dauert etwa \d+ Minuten?\.$/);
   await audit(page, 'consent (de)', counts);
   await page.keyboard.press('Enter');
 
   await expect(page.getByRole('button', { name: 'Starten' })).toBeFocused();
   await expect(page.getByText('Wählen Sie die Beschreibung, die zur Sprechweise passt.')).toBeVisible();
-  await expect(page.getByText(/Sie bewerten 2 Clips; das dauert etwa \d+ Minuten?\./)).toBeVisible();
   await audit(page, 'instructions (de)', counts);
   await page.keyboard.press('Enter');
 

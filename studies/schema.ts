@@ -194,6 +194,8 @@ export const StudyDefinition = z
       .default({ kind: 'none', required: false }),
     exclusion: Exclusion.default({ minAttention: 0.75, excludeFailedScreening: false }),
     analysis: Analysis.default({ splitThreshold: 0.75 }),
+    /** Long studies: a non-blocking "take a short break" notice after every this many trials. */
+    breakEvery: z.number().int().positive().optional(),
     targetListeners: z.number().int().positive(),
     completion: z
       .object({ code: Text.optional(), redirectUrl: z.url({ protocol: /^https?$/, error: 'a redirectUrl is an http:// or https:// address' }).optional() })

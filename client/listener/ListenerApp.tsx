@@ -237,7 +237,7 @@ function Ended({ session }: { session: ListenerSession }) {
  */
 const PREFETCH_AHEAD = 5;
 
-function Trials({ session, env, instructions }: { session: ListenerSession; env: TrialEnv; instructions: string }) {
+function Trials({ session, env, instructions, breakEvery }: { session: ListenerSession; env: TrialEnv; instructions: string; breakEvery: number | null }) {
   const m = useMessages();
   const snap = useSyncExternalStore(session.subscribe, session.snapshot);
   useEffect(() => {
@@ -275,6 +275,12 @@ function Trials({ session, env, instructions }: { session: ListenerSession; env:
         {snap.total > 0 && !snap.completion && !snap.stopped && <Progress position={snap.position} total={snap.total} />}
         <SaveStatus queue={snap.queue} />
       </div>
+      {trial && !end && breakEvery && trial.position > 0 && trial.position % breakEvery === 0 && (
+        // A suggestion, never a wall: the trial below is ready and nothing waits for the notice.
+        <p className="card break-reminder" role="status">
+          {m.breakReminder(trial.position)}
+        </p>
+      )}
       {body}
       {trial && !end && (
         <details className="card reopen-instructions">
@@ -395,6 +401,8 @@ export function ListenerApp({ study }: { study: string }) {
       content = (
         <Step id="welcome" title={m.welcome} action={m.agree} onAction={() => setPhase({ name: 'instructions' })}>
           <Markdown text={intro?.consentMarkdown ?? ''} />
+          {intro && intro.expected.trials > 0 && <p data-testid="expectation">{m.expectation(intro.expected.trials, intro.expected.seconds)}</p>}
+          {intro && intro.screening.kind !== 'none' && <p>{m.headphoneCheckAhead}</p>}
         </Step>
       );
       break;
@@ -459,7 +467,9 @@ export function ListenerApp({ study }: { study: string }) {
       );
       break;
     case 'trials':
-      content = env && <Trials session={session} env={env} instructions={intro?.instructionsMarkdown ?? ''} />;
+      content = env && (
+        <Trials session={session} env={env} instructions={intro?.instructionsMarkdown ?? ''} breakEvery={intro?.breakEvery ?? null} />
+      );
       break;
     case 'ended':
       content = <Ended session={session} />;

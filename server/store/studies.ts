@@ -17,6 +17,8 @@ const ServedDefinition = z.object({
   listening: ListeningRequirement.default({ mode: 'whole' }),
   screening: z.object({ kind: Screening, required: z.boolean() }).default({ kind: 'none', required: false }),
   linkParameters: z.array(z.string()).default([]),
+  design: z.object({ itemsPerListener: z.number().int().positive().optional() }).default({}),
+  breakEvery: z.number().int().positive().optional(),
   completion: z
     .object({
       code: z.string().nullable().default(null),
@@ -26,6 +28,12 @@ const ServedDefinition = z.object({
     .default({ code: null, redirectUrl: null }),
 });
 export type ServedDefinition = z.infer<typeof ServedDefinition>;
+
+/** The time estimate's rule of thumb (see expected() below): listeners often replay part of a clip. */
+const TYPICAL_PLAYS = 1.5;
+const PER_TRIAL_SECONDS = 8;
+/** One headphone check: volume step and six rounds of three sounds. */
+const SCREENING_SECONDS = 90;
 
 export interface StudyRow {
   id: string;
@@ -81,6 +89,29 @@ export function studyRepository(db: Db) {
     updatedAt: raw.updated_at,
   });
 
+  const clipsByKind = db.prepare<[string], { kind: 'pair' | 'attention' | 'practice'; n: number; seconds: number }>(`
+    SELECT i.kind, count(*) AS n, avg(c.duration) AS seconds FROM items i JOIN clips c ON c.id = i.clip_id
+    WHERE i.study_id = ? GROUP BY i.kind`);
+
+  /**
+   * Trials one session holds (every practice and attention item, and all pairs, or
+   * itemsPerListener of them in an incomplete design) and about how long they take: each clip
+   * heard TYPICAL_PLAYS times at its kind's mean duration, plus PER_TRIAL_SECONDS to read the
+   * captions, choose and confirm, plus SCREENING_SECONDS for each headphone check. Rounded up
+   * by the page to whole minutes; meant as an honest order of magnitude, not a promise.
+   */
+  function expected(study: StudyRow): StudyIntro['expected'] {
+    let trials = 0;
+    let seconds = 0;
+    for (const k of clipsByKind.all(study.id)) {
+      const n = k.kind === 'pair' ? Math.min(k.n, study.definition.design.itemsPerListener ?? k.n) : k.n;
+      trials += n;
+      seconds += n * (k.seconds * TYPICAL_PLAYS + PER_TRIAL_SECONDS);
+    }
+    const checks = { none: 0, antiphase: 1, huggins: 1, both: 2 }[study.definition.screening.kind];
+    return { trials, seconds: Math.round(seconds + checks * SCREENING_SECONDS) };
+  }
+
   return {
     get(id: string): StudyRow | undefined {
       const raw = byId.get(id);
@@ -105,6 +136,8 @@ export function studyRepository(db: Db) {
         listening: d.listening,
         screening: d.screening,
         linkParameters: d.linkParameters,
+        expected: expected(study),
+        breakEvery: d.breakEvery ?? null,
       };
     },
   };

@@ -214,6 +214,7 @@ export const migrations: Migration[] = [
         token_hash  TEXT PRIMARY KEY,
         listener_id TEXT NOT NULL REFERENCES listeners(id),
         created_at  TEXT NOT NULL
+      );
     `,
   },
   {

@@ -212,7 +212,7 @@ test('every listener screen passes axe at 1280×720 and 390×844', async ({ brow
 
 test('a study in German (language: de) speaks German on every listener screen, with <html lang="de">, and passes axe', async ({ browser }) => {
   test.setTimeout(120_000);
-  server = await startServer({ pairs: 2, attention: 0, practice: 0, language: 'de' });
+  server = await startServer({ pairs: 2, attention: 0, practice: 0, language: 'de', breakEvery: 1 });
   const counts: string[] = [];
   const context = await browser.newContext({ viewport: SIZES[0] });
   await withAxe(context);
@@ -241,8 +241,13 @@ test('a study in German (language: de) speaks German on every listener screen, w
   await expect(trial.getByText('Welche Beschreibung trifft besser, wie es gesagt wird?')).toBeVisible();
   await expect(trial.getByText('Hören Sie den ganzen Clip an, um die Auswahl freizuschalten.')).toBeVisible();
   await expect(trial.getByRole('button', { name: 'Auswahl bestätigen' })).toBeDisabled();
+  await expect(page.locator('.break-reminder')).toHaveCount(0);
   await audit(page, 'trial before playing (de)', counts);
   await answerByKeyboard(page, 1);
+  // breakEvery: 1 — after the first clip a break is suggested, while the next trial is there to answer.
+  await expect(page.locator('.break-reminder')).toHaveText('Sie haben einen Clip bewertet. Machen Sie gern eine kurze Pause — Ihre Antworten sind gespeichert.');
+  await expect(page.locator('.progress-text')).toHaveText('Durchgang 2 von 2');
+  await audit(page, 'trial with a break reminder (de)', counts);
   await answerByKeyboard(page, 2);
 
   await expect(page.getByRole('heading', { name: 'Vielen Dank — Sie sind fertig!' })).toBeVisible({ timeout: 20_000 });

@@ -73,6 +73,8 @@ describe('parseStudyYaml', () => {
     const { definition } = parseStudyYaml(yaml);
     expect(definition).toMatchObject({ language: 'de', title: 'Hörstudie', consent: 'C', question: 'Welche Beschreibung passt?' });
     expect(parseStudyYaml(minimal).definition.language).toBe('en');
+    expect(parseStudyYaml(`${minimal}breakEvery: 10\n`).definition.breakEvery).toBe(10);
+    expect(problems(`${minimal}breakEvery: 0\n`)[0]).toMatch(/^study\.yaml:\d+:\d+ breakEvery: Too small/);
     // The validated definition is stored and read again (readStudyDefinition): it must still be valid.
     expect(parseStudyYaml(JSON.stringify(definition)).definition).toEqual(definition);
   });

@@ -76,7 +76,8 @@ export const en = {
   allSaved: 'All answers saved',
   savingBeforeNext: 'Saving your answers before the next clip…',
   loadingNext: 'Loading the next clip…',
-  breakReminder: (done: number) => `You have judged ${done} clips. Take a short break if you like — your answers are saved.`,
+  breakReminder: (done: number) =>
+    `You have judged ${plural(done, '1 clip', `${done} clips`)}. Take a short break if you like — your answers are saved.`,
 
   // Completion and stopped study
   thanks: "Thank you — you're done!",
@@ -201,7 +202,7 @@ export const de: Messages = {
   savingBeforeNext: 'Ihre Antworten werden vor dem nächsten Clip gespeichert…',
   loadingNext: 'Der nächste Clip wird geladen…',
   breakReminder: (done: number) =>
-    `Sie haben ${done} Clips bewertet. Machen Sie gern eine kurze Pause — Ihre Antworten sind gespeichert.`,
+    `Sie haben ${done === 1 ? 'einen Clip' : `${done} Clips`} bewertet. Machen Sie gern eine kurze Pause — Ihre Antworten sind gespeichert.`,
 
   thanks: 'Vielen Dank — Sie sind fertig!',
   allYourAnswersSaved: 'Alle Ihre Antworten sind gespeichert.',

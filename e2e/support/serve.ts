@@ -31,6 +31,7 @@ const stored = server.app.db.prepare('SELECT definition FROM studies WHERE id = 
 const definition = StudyDefinition.parse({
   ...JSON.parse(stored.definition),
   language: opt('language', 'en'),
+  ...(args.includes('--break-every') ? { breakEvery: Number(opt('break-every', '')) } : {}),
   title: { en: 'Listening study', de: 'Hörstudie' },
   consent: { en: 'You agree to listen.', de: 'Sie sind einverstanden, zuzuhören.' },
   instructions: { en: 'Pick the caption that fits the delivery.', de: 'Wählen Sie die Beschreibung, die zur Sprechweise passt.' },

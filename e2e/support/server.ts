@@ -36,6 +36,8 @@ export interface ServeOptions {
   screening?: 'none' | 'antiphase' | 'huggins' | 'both';
   /** The study's language (study.yaml `language:`), with its texts given in English and German. */
   language?: 'en' | 'de';
+  /** study.yaml `breakEvery`: a break reminder after every this many trials. */
+  breakEvery?: number;
 }
 
 /** Starts e2e/support/serve.ts in its own process and waits for its address. */
@@ -49,6 +51,7 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
     '--practice', String(o.practice ?? 1),
     '--screening', o.screening ?? 'none',
     '--language', o.language ?? 'en',
+    ...(o.breakEvery ? ['--break-every', String(o.breakEvery)] : []),
   ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

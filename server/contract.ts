@@ -46,7 +46,7 @@ export const StudyIntro = z.object({
   /** Link parameters the study records (e.g. PROLIFIC_PID), read from the listener's URL. */
   linkParameters: z.array(z.string()),
   /** What the listener is in for: trials in one session and a rough time (server/store/studies.ts says how). */
-  expected: z.object({ trials: z.number().int().nonnegative(), seconds: z.number().nonnegative() }),
+  estimate: z.object({ trials: z.number().int().nonnegative(), seconds: z.number().nonnegative() }),
   /** A "take a short break" notice after every this many trials (study.yaml breakEvery), or null. */
   breakEvery: z.number().int().positive().nullable(),
 });

@@ -22,7 +22,7 @@ export function listeningRequirement(definition: StudyDefinition): ListeningRequ
  * The welcome/consent/instructions payload (contract StudyIntro) for a study, but for the
  * expected length, which needs the built items' clips (server/store/studies.ts adds it).
  */
-export function studyIntro(studyId: string, status: StudyIntro['status'], definition: StudyDefinition): Omit<StudyIntro, 'expected'> {
+export function studyIntro(studyId: string, status: StudyIntro['status'], definition: StudyDefinition): Omit<StudyIntro, 'estimate'> {
   return {
     study: studyId,
     language: definition.language,

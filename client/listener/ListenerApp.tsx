@@ -401,7 +401,7 @@ export function ListenerApp({ study }: { study: string }) {
       content = (
         <Step id="welcome" title={m.welcome} action={m.agree} onAction={() => setPhase({ name: 'instructions' })}>
           <Markdown text={intro?.consentMarkdown ?? ''} />
-          {intro && intro.expected.trials > 0 && <p data-testid="expectation">{m.expectation(intro.expected.trials, intro.expected.seconds)}</p>}
+          {intro && intro.estimate.trials > 0 && <p data-testid="expectation">{m.expectation(intro.estimate.trials, intro.estimate.seconds)}</p>}
           {intro && intro.screening.kind !== 'none' && <p>{m.headphoneCheckAhead}</p>}
         </Step>
       );

@@ -29,7 +29,7 @@ const ServedDefinition = z.object({
 });
 export type ServedDefinition = z.infer<typeof ServedDefinition>;
 
-/** The time estimate's rule of thumb (see expected() below): listeners often replay part of a clip. */
+/** The time estimate's rule of thumb (see estimate() below): listeners often replay part of a clip. */
 const TYPICAL_PLAYS = 1.5;
 const PER_TRIAL_SECONDS = 8;
 /** One headphone check: volume step and six rounds of three sounds. */
@@ -100,7 +100,7 @@ export function studyRepository(db: Db) {
    * captions, choose and confirm, plus SCREENING_SECONDS for each headphone check. Rounded up
    * by the page to whole minutes; meant as an honest order of magnitude, not a promise.
    */
-  function expected(study: StudyRow): StudyIntro['expected'] {
+  function estimate(study: StudyRow): StudyIntro['estimate'] {
     let trials = 0;
     let seconds = 0;
     for (const k of clipsByKind.all(study.id)) {
@@ -136,7 +136,7 @@ export function studyRepository(db: Db) {
         listening: d.listening,
         screening: d.screening,
         linkParameters: d.linkParameters,
-        expected: expected(study),
+        estimate: estimate(study),
         breakEvery: d.breakEvery ?? null,
       };
     },

@@ -35,10 +35,10 @@ describe('listener flow', () => {
     const flow = (await call(`${server.url}/api/studies/flow/intro`)).body;
     const estimate = (study: string, counts: number[], checks: number) =>
       Math.round(counts.reduce((t, n, i) => t + n * (clipSeconds(study, ['practice', 'pair', 'attention'][i]) * 1.5 + 8), 0) + checks * 90);
-    expect(flow).toMatchObject({ language: 'en', breakEvery: null, expected: { trials: 9, seconds: estimate('flow', [1, 6, 2], 1) } });
+    expect(flow).toMatchObject({ language: 'en', breakEvery: null, estimate: { trials: 9, seconds: estimate('flow', [1, 6, 2], 1) } });
     // An incomplete design: itemsPerListener pairs, not all of them; two headphone checks.
     const part = (await call(`${server.url}/api/studies/part/intro`)).body;
-    expect(part.expected).toEqual({ trials: 5, seconds: estimate('part', [1, 2, 2], 2) });
+    expect(part.estimate).toEqual({ trials: 5, seconds: estimate('part', [1, 2, 2], 2) });
   });
 
   it('serves the intro of an open study and refuses unknown, draft and malformed ids', async () => {

@@ -210,6 +210,58 @@ test('every listener screen passes axe at 1280×720 and 390×844', async ({ brow
   await Promise.all([context.close(), other.close(), fresh.close()]);
 });
 
+test('a study in German (language: de) speaks German on every listener screen, with <html lang="de">, and passes axe', async ({ browser }) => {
+  test.setTimeout(120_000);
+  server = await startServer({ pairs: 2, attention: 0, practice: 0, language: 'de', breakEvery: 1 });
+  const counts: string[] = [];
+  const context = await browser.newContext({ viewport: SIZES[0] });
+  await withAxe(context);
+  const page = await context.newPage();
+  await page.goto(`${server.url}/s/${server.study}`);
+
+  await expect(page.getByRole('button', { name: 'Ich stimme zu — weiter' })).toBeFocused();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Hörstudie');
+  await expect(page.getByText('Sie sind einverstanden, zuzuhören.')).toBeVisible();
+  await expect(page.getByTestId('expectation')).toHaveText(/^Sie bewerten 2 Clips; das dauert etwa \d+ Minuten?\.$/);
+  await audit(page, 'consent (de)', counts);
+  await page.keyboard.press('Enter');
+
+  await expect(page.getByRole('button', { name: 'Starten' })).toBeFocused();
+  await expect(page.getByText('Wählen Sie die Beschreibung, die zur Sprechweise passt.')).toBeVisible();
+  await audit(page, 'instructions (de)', counts);
+  await page.keyboard.press('Enter');
+
+  const position = await currentTrial(page);
+  const trial = page.locator(`section.trial[data-position="${position}"]`);
+  await expect(page.locator('.progress-text')).toHaveText('Durchgang 1 von 2');
+  await expect(trial).toHaveAccessibleName('Durchgang 1 von 2');
+  await expect(trial.getByRole('button', { name: 'Clip abspielen' })).toBeVisible();
+  await expect(trial.getByRole('radiogroup', { name: 'Beschreibungen' })).toBeVisible();
+  await expect(trial.getByText('Welche Beschreibung trifft besser, wie es gesagt wird?')).toBeVisible();
+  await expect(trial.getByText('Hören Sie den ganzen Clip an, um die Auswahl freizuschalten.')).toBeVisible();
+  await expect(trial.getByRole('button', { name: 'Auswahl bestätigen' })).toBeDisabled();
+  await expect(page.locator('.break-reminder')).toHaveCount(0);
+  await audit(page, 'trial before playing (de)', counts);
+  await answerByKeyboard(page, 1);
+  // breakEvery: 1 — after the first clip a break is suggested, while the next trial is there to answer.
+  await expect(page.locator('.break-reminder')).toHaveText('Sie haben einen Clip bewertet. Machen Sie gern eine kurze Pause — Ihre Antworten sind gespeichert.');
+  await expect(page.locator('.progress-text')).toHaveText('Durchgang 2 von 2');
+  await audit(page, 'trial with a break reminder (de)', counts);
+  await answerByKeyboard(page, 2);
+
+  await expect(page.getByRole('heading', { name: 'Vielen Dank — Sie sind fertig!' })).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByText('Ihr Abschlusscode:')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Zurück zur Studienplattform' })).toBeVisible();
+  await page.getByRole('button', { name: 'Auf dieser Seite bleiben' }).click();
+  await audit(page, 'completion (de)', counts);
+  // Nothing English is left on the screen but the code itself.
+  expect(await page.locator('main').innerText()).not.toMatch(/\b(the|your|you|Trial|Thank)\b/);
+  expect(server.votes()).toHaveLength(2);
+  console.log(counts.join('\n'));
+  await context.close();
+});
+
 test('every studio and report screen passes axe at 1280×720 and 390×844, and typing in a studio text field beside a previewed trial is never a shortcut', async ({ browser }) => {
   test.setTimeout(240_000);
   server = await startServer({ screening: 'none' });

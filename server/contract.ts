@@ -27,9 +27,15 @@ export type ListeningRequirement = z.infer<typeof ListeningRequirement>;
 
 export const Screening = z.enum(['none', 'antiphase', 'huggins', 'both']);
 
+/** The listener pages' language (client/listener/messages.ts has one catalogue for each). */
+export const Language = z.enum(['en', 'de']);
+export type Language = z.infer<typeof Language>;
+
 /** What the welcome/consent/instructions screens show (public, per study). */
 export const StudyIntro = z.object({
   study: StudyId,
+  /** The study's language: the listener pages' words, and the study texts below already in it. */
+  language: Language,
   title: z.string(),
   status: z.enum(['draft', 'open', 'paused', 'closed']),
   consentMarkdown: z.string(),
@@ -39,6 +45,10 @@ export const StudyIntro = z.object({
   screening: z.object({ kind: Screening, required: z.boolean() }),
   /** Link parameters the study records (e.g. PROLIFIC_PID), read from the listener's URL. */
   linkParameters: z.array(z.string()),
+  /** What the listener is in for: trials in one session and a rough time (server/store/studies.ts says how). */
+  estimate: z.object({ trials: z.number().int().nonnegative(), seconds: z.number().nonnegative() }),
+  /** A "take a short break" notice after every this many trials (study.yaml breakEvery), or null. */
+  breakEvery: z.number().int().positive().nullable(),
 });
 export type StudyIntro = z.infer<typeof StudyIntro>;
 

@@ -92,7 +92,7 @@ export function parseStudyYaml(text: string, file = 'study.yaml'): ParsedStudy {
       const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
       if (issue.code === 'unrecognized_keys') {
         for (const key of issue.keys) problems.push(at(path, 'unknown key', key));
-      } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+      } else if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined) {
         problems.push(at(path, 'required'));
       } else {
         problems.push(at(path, issueMessage(issue)));

@@ -66,6 +66,26 @@ describe('parseStudyYaml', () => {
     expect(lines).toContain('study.yaml:14:38 listening.seconds: Too small: expected number to be >0');
   });
 
+  it('takes the language and per-language study texts, keeping the study\'s language', () => {
+    const yaml = minimal
+      .replace('title: T\n', 'language: de\ntitle: { en: Listening study, de: Hörstudie }\n')
+      .replace('question: Q\n', 'question:\n  en: Which caption fits?\n  de: Welche Beschreibung passt?\n');
+    const { definition } = parseStudyYaml(yaml);
+    expect(definition).toMatchObject({ language: 'de', title: 'Hörstudie', consent: 'C', question: 'Welche Beschreibung passt?' });
+    expect(parseStudyYaml(minimal).definition.language).toBe('en');
+    expect(parseStudyYaml(`${minimal}breakEvery: 10\n`).definition.breakEvery).toBe(10);
+    expect(problems(`${minimal}breakEvery: 0\n`)[0]).toMatch(/^study\.yaml:\d+:\d+ breakEvery: Too small/);
+    // The validated definition is stored and read again (readStudyDefinition): it must still be valid.
+    expect(parseStudyYaml(JSON.stringify(definition)).definition).toEqual(definition);
+  });
+
+  it('refuses an unknown language and a per-language text without the study\'s language', () => {
+    expect(problems(`language: fr\n${minimal}`)[0]).toMatch(/^study\.yaml:1:11 language: .*"en"\|"de"/);
+    const lines = problems(minimal.replace('title: T\n', 'language: de\ntitle: { en: Listening study }\n'));
+    expect(lines).toEqual(['study.yaml:2:8 title: has no text in the study\'s language "de" (given: en); add de: or change language:']);
+    expect(problems(minimal.replace('title: T\n', 'title: { en: A, fr: B }\n'))[0]).toMatch(/^study\.yaml:1:\d+ title/);
+  });
+
   it('reports YAML syntax errors with their position', () => {
     expect(problems('title: [unclosed\n')[0]).toMatch(/^study\.yaml:\d+:\d+ \(top level\): YAML syntax: /);
     expect(problems(`${minimal}title: again\n`)[0]).toMatch(/YAML syntax: Map keys must be unique/);

@@ -5,6 +5,7 @@
  * Every object is strict, so a misspelt key is refused rather than silently ignored.
  */
 import { z } from 'zod';
+import { Language } from '../server/contract';
 
 const Text = z.string().min(1, 'must not be empty');
 const Markdown = Text.describe('Markdown');
@@ -164,6 +165,22 @@ export const Analysis = z
   })
   .strict();
 
+/**
+ * A study text: one string in the study's language, or one per language ({ en: ..., de: ... }) so
+ * one study.yaml can be run in several languages by changing `language`. Only the study's
+ * language is kept in the validated definition.
+ */
+const PerLanguage = (text: z.ZodString) =>
+  z.union([text, z.partialRecord(Language, text)], {
+    error: `expected a text, or one text per language like { ${Language.options.map((l) => `${l}: ...`).join(', ')} }`,
+  });
+type PerLanguage = string | Partial<Record<Language, string>>;
+const STUDY_TEXTS = ['title', 'consent', 'instructions', 'question'] as const;
+
+function inLanguage(text: PerLanguage, language: Language): string | undefined {
+  return typeof text === 'string' ? text : text[language];
+}
+
 const DEFAULT_LINK_PARAMETERS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID'];
 /** listeners.csv's own columns (analysis-spec §1), which a link parameter's column must not repeat. */
 const LISTENER_COLUMNS = ['listener_id', 'started_at', 'completed_at', 'screening', 'completion_code'];
@@ -171,10 +188,12 @@ const LISTENER_COLUMNS = ['listener_id', 'started_at', 'completed_at', 'screenin
 export const StudyDefinition = z
   .object({
     $schema: z.string().optional().describe('editor hint, ignored'),
-    title: Text,
-    consent: Markdown,
-    instructions: Markdown,
-    question: Markdown,
+    /** The listener pages' language; study texts given per language are read in it. */
+    language: Language.default('en'),
+    title: PerLanguage(Text),
+    consent: PerLanguage(Markdown),
+    instructions: PerLanguage(Markdown),
+    question: PerLanguage(Markdown),
     /** Imports the build runs into the manifest first (idempotent). */
     sources: z.array(StudySource).default([]),
     /** Caption task used for every caption of the study. */
@@ -191,6 +210,8 @@ export const StudyDefinition = z
       .default({ kind: 'none', required: false }),
     exclusion: Exclusion.default({ minAttention: 0.75, excludeFailedScreening: false }),
     analysis: Analysis.default({ splitThreshold: 0.75 }),
+    /** Long studies: a non-blocking "take a short break" notice after every this many trials. */
+    breakEvery: z.number().int().positive().optional(),
     targetListeners: z.number().int().positive(),
     completion: z
       .object({ code: Text.optional(), redirectUrl: z.url({ protocol: /^https?$/, error: 'a redirectUrl is an http:// or https:// address' }).optional() })
@@ -207,7 +228,23 @@ export const StudyDefinition = z
       .default(DEFAULT_LINK_PARAMETERS),
     seed: z.number().int().default(1),
   })
-  .strict();
+  .strict()
+  .superRefine((d, ctx) => {
+    for (const key of STUDY_TEXTS)
+      if (inLanguage(d[key], d.language) === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `has no text in the study's language "${d.language}" (given: ${Object.keys(d[key]).join(', ')}); add ${d.language}: or change language:`,
+        });
+  })
+  .transform((d) => ({
+    ...d,
+    title: inLanguage(d.title, d.language)!,
+    consent: inLanguage(d.consent, d.language)!,
+    instructions: inLanguage(d.instructions, d.language)!,
+    question: inLanguage(d.question, d.language)!,
+  }));
 export type StudyDefinition = z.infer<typeof StudyDefinition>;
 export type StudyDefinitionInput = z.input<typeof StudyDefinition>;
 

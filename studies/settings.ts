@@ -18,10 +18,14 @@ export function listeningRequirement(definition: StudyDefinition): ListeningRequ
   return definition.listening;
 }
 
-/** The welcome/consent/instructions payload (contract StudyIntro) for a study. */
-export function studyIntro(studyId: string, status: StudyIntro['status'], definition: StudyDefinition): StudyIntro {
+/**
+ * The welcome/consent/instructions payload (contract StudyIntro) for a study, but for the
+ * expected length, which needs the built items' clips (server/store/studies.ts adds it).
+ */
+export function studyIntro(studyId: string, status: StudyIntro['status'], definition: StudyDefinition): Omit<StudyIntro, 'estimate'> {
   return {
     study: studyId,
+    language: definition.language,
     title: definition.title,
     status,
     consentMarkdown: definition.consent,
@@ -30,6 +34,7 @@ export function studyIntro(studyId: string, status: StudyIntro['status'], defini
     listening: listeningRequirement(definition),
     screening: definition.screening,
     linkParameters: definition.linkParameters,
+    breakEvery: definition.breakEvery ?? null,
   };
 }
 

@@ -5,6 +5,7 @@ import { touchFirst } from '../lib/input';
 import { Markdown } from '../lib/markdown';
 import { ClipCache } from '../lib/media';
 import type { QueueStatus } from '../lib/voteQueue';
+import { catalogues, en, MessagesContext, useMessages } from './messages';
 import { ListenerSession, type SessionSnapshot } from './session';
 import { ScreeningTrial, trialTypes } from './trials';
 import type { ScreeningResponse } from './trials/ScreeningTrial';
@@ -68,16 +69,17 @@ function Step(props: { id: string; title: string; action: string; disabled?: boo
 }
 
 function SaveStatus({ queue }: { queue: QueueStatus }) {
+  const m = useMessages();
   const text =
     queue.rejected > 0
-      ? `${queue.rejected} answer${queue.rejected === 1 ? ' was' : 's were'} not accepted by the study`
+      ? m.rejected(queue.rejected)
       : queue.state === 'offline'
-      ? `Offline — ${queue.pending} answer${queue.pending === 1 ? '' : 's'} kept on this device, sent when you are back online`
+      ? m.offline(queue.pending)
       : queue.state === 'retrying'
-        ? 'Connection trouble — still saving, you can keep going'
+        ? m.retrying
         : queue.pending > 0
-          ? 'Saving…'
-          : 'All answers saved';
+          ? m.saving
+          : m.allSaved;
   const tone = queue.rejected > 0 || queue.state === 'offline' || queue.state === 'retrying' ? 'warn' : queue.pending > 0 ? 'busy' : 'ok';
   return (
     <p className={`save-status ${tone}`} role="status" aria-live="polite" data-state={queue.state} data-pending={queue.pending}>
@@ -88,13 +90,12 @@ function SaveStatus({ queue }: { queue: QueueStatus }) {
 }
 
 function Progress({ position, total }: { position: number; total: number }) {
-  const shown = Math.min(position + 1, total);
+  const m = useMessages();
+  const label = m.trialOf(Math.min(position + 1, total), total);
   return (
     <div className="progress">
-      <span className="progress-text">
-        Trial {shown} of {total}
-      </span>
-      <progress max={total} value={Math.min(position, total)} aria-label={`Trial ${shown} of ${total}`} />
+      <span className="progress-text">{label}</span>
+      <progress max={total} value={Math.min(position, total)} aria-label={label} />
     </div>
   );
 }
@@ -113,6 +114,7 @@ function safeRedirect(url: string | null): string | null {
 function CompletionCode({ code }: { code: string }) {
   const box = useRef<HTMLDivElement>(null);
   const value = useRef<HTMLParagraphElement>(null);
+  const m = useMessages();
   const [copied, setCopied] = useState<'no' | 'yes' | 'select'>('no');
   useEffect(() => box.current?.focus(), []);
   const copy = () => {
@@ -127,16 +129,16 @@ function CompletionCode({ code }: { code: string }) {
   };
   return (
     <div className="completion" tabIndex={-1} ref={box} data-testid="completion">
-      <p>Your completion code:</p>
+      <p>{m.completionCode}</p>
       <div className="code-row">
         <p className="code" data-testid="completion-code" ref={value}>
           {code}
         </p>
         <button type="button" className="secondary" onClick={copy}>
-          {copied === 'yes' ? 'Copied' : 'Copy code'}
+          {copied === 'yes' ? m.copied : m.copyCode}
         </button>
       </div>
-      {copied === 'select' && <p className="muted" role="status">The code is selected: copy it with your device's copy command.</p>}
+      {copied === 'select' && <p className="muted" role="status">{m.codeSelected}</p>}
     </div>
   );
 }
@@ -146,6 +148,7 @@ function CompletionCode({ code }: { code: string }) {
  * listener can stop (WCAG 2.2.1). A stopped study never moves on by itself: its message must be read.
  */
 function ReturnLink({ url, auto }: { url: string; auto: boolean }) {
+  const m = useMessages();
   const [left, setLeft] = useState(10);
   const [held, setHeld] = useState(!auto);
   useEffect(() => {
@@ -160,15 +163,15 @@ function ReturnLink({ url, auto }: { url: string; auto: boolean }) {
   return (
     <div className="actions center">
       <a className="button primary" href={url}>
-        Return to the study platform
+        {m.returnToPlatform}
       </a>
       {!auto ? null : held ? (
-        <p className="muted">Automatic return stopped: use the button when you are ready.</p>
+        <p className="muted">{m.autoReturnStopped}</p>
       ) : (
         <p className="muted">
-          Taking you back automatically in {left} s.{' '}
+          {m.autoReturnIn(left)}{' '}
           <button type="button" className="link" onClick={() => setHeld(true)}>
-            Stay on this page
+            {m.stayHere}
           </button>
         </p>
       )}
@@ -177,11 +180,12 @@ function ReturnLink({ url, auto }: { url: string; auto: boolean }) {
 }
 
 function ThankYou({ completion }: { completion: Completion }) {
+  const m = useMessages();
   const redirect = safeRedirect(completion.redirectUrl);
   return (
     <section className="card center" aria-labelledby="thanks">
-      <h2 id="thanks">Thank you — you're done!</h2>
-      <p>All your answers are saved.</p>
+      <h2 id="thanks">{m.thanks}</h2>
+      <p>{m.allYourAnswersSaved}</p>
       {completion.code && <CompletionCode code={completion.code} />}
       {redirect && <ReturnLink url={redirect} auto />}
     </section>
@@ -190,6 +194,7 @@ function ThankYou({ completion }: { completion: Completion }) {
 
 /** The study was paused or closed while this listener was in it: say so, keep nothing hidden, give the way out. */
 function Stopped({ stopped, done }: { stopped: NonNullable<SessionSnapshot['stopped']>; done: number }) {
+  const m = useMessages();
   const heading = useRef<HTMLHeadingElement>(null);
   const paused = stopped.status === 'paused';
   const redirect = safeRedirect(stopped.way.redirectUrl);
@@ -199,19 +204,17 @@ function Stopped({ stopped, done }: { stopped: NonNullable<SessionSnapshot['stop
   return (
     <section className="card center" aria-labelledby="stopped" data-testid="study-stopped" data-status={stopped.status}>
       <h2 id="stopped" tabIndex={-1} ref={heading}>
-        {paused ? 'This study is paused' : 'This study is closed'}
+        {paused ? m.pausedTitle : m.closedTitle}
       </h2>
-      <p role="alert">
-        The researchers have stopped taking answers{paused ? ' for now' : ''}. There are no more clips for you.
-      </p>
-      {done > 0 && <p>Your {done} saved answer{done === 1 ? ' is' : 's are'} kept.</p>}
+      <p role="alert">{m.stoppedText(paused)}</p>
+      {done > 0 && <p>{m.keptAnswers(done)}</p>}
       {stopped.way.code ? (
         <CompletionCode code={stopped.way.code} />
       ) : (
-        !redirect && <p>Please return the study on the platform where you found it; no completion code is needed.</p>
+        !redirect && <p>{m.returnNoCode}</p>
       )}
       {redirect && <ReturnLink url={redirect} auto={false} />}
-      {paused && <p className="muted">If the study reopens, this link brings you back where you stopped.</p>}
+      {paused && <p className="muted">{m.mayReopen}</p>}
     </section>
   );
 }
@@ -234,7 +237,8 @@ function Ended({ session }: { session: ListenerSession }) {
  */
 const PREFETCH_AHEAD = 5;
 
-function Trials({ session, env, instructions }: { session: ListenerSession; env: TrialEnv; instructions: string }) {
+function Trials({ session, env, instructions, breakEvery }: { session: ListenerSession; env: TrialEnv; instructions: string; breakEvery: number | null }) {
+  const m = useMessages();
   const snap = useSyncExternalStore(session.subscribe, session.snapshot);
   useEffect(() => {
     // Every known upcoming clip (at most five): they are what the listener can answer offline.
@@ -256,13 +260,13 @@ function Trials({ session, env, instructions }: { session: ListenerSession; env:
     body = (
       <section className="card center waiting" aria-busy="true">
         <div className="spinner" aria-hidden="true" />
-        <p>{snap.queue.pending > 0 ? 'Saving your answers before the next clip…' : 'Loading the next clip…'}</p>
+        <p>{snap.queue.pending > 0 ? m.savingBeforeNext : m.loadingNext}</p>
       </section>
     );
   else {
     const Component = trialTypes[trial.kind];
     // Focus moves to each new trial, so its name and question are what a screen reader says next.
-    const label = `Trial ${Math.min(trial.position + 1, snap.total)} of ${snap.total}`;
+    const label = m.trialOf(Math.min(trial.position + 1, snap.total), snap.total);
     body = <Component key={trial.position} spec={trial} env={env} finish={finish} advance={advance} skip={skip} label={label} />;
   }
   return (
@@ -271,10 +275,16 @@ function Trials({ session, env, instructions }: { session: ListenerSession; env:
         {snap.total > 0 && !snap.completion && !snap.stopped && <Progress position={snap.position} total={snap.total} />}
         <SaveStatus queue={snap.queue} />
       </div>
+      {trial && !end && breakEvery && trial.position > 0 && trial.position % breakEvery === 0 && (
+        // A suggestion, never a wall: the trial below is ready and nothing waits for the notice.
+        <p className="card break-reminder" role="status">
+          {m.breakReminder(trial.position)}
+        </p>
+      )}
       {body}
       {trial && !end && (
         <details className="card reopen-instructions">
-          <summary>Instructions</summary>
+          <summary>{m.instructions}</summary>
           <Markdown text={instructions} />
         </details>
       )}
@@ -296,27 +306,19 @@ export function ListenerApp({ study }: { study: string }) {
     setPhase({ name: 'loading' });
     try {
       const i = await api.intro(study);
+      const m = catalogues[i.language];
       setIntro(i);
       document.title = i.title;
+      document.documentElement.lang = i.language;
       if (await session.resume()) setPhase(sessionEnd(session.snapshot()) ? { name: 'ended' } : { name: 'resume' });
-      else if (i.status === 'closed')
-        setPhase({
-          name: 'problem',
-          title: 'This study is closed',
-          text: 'It no longer takes answers. Please return the study on the platform where you found it; no completion code is needed.',
-        });
-      else if (i.status !== 'open')
-        setPhase({
-          name: 'problem',
-          title: 'This study is paused',
-          text: 'It is not taking answers right now. Please try again later, or return the study on the platform where you found it; no completion code is needed.',
-        });
+      else if (i.status === 'closed') setPhase({ name: 'problem', title: m.closedTitle, text: m.closedText });
+      else if (i.status !== 'open') setPhase({ name: 'problem', title: m.pausedTitle, text: m.pausedText });
       else setPhase({ name: 'welcome' });
     } catch (error) {
+      // Without the study there is no study language: the page's own (English) is all there is.
       if (error instanceof HttpError && error.status === 404)
-        setPhase({ name: 'problem', title: 'Study not found', text: 'Please check the link you were given.' });
-      else
-        setPhase({ name: 'problem', title: 'Could not reach the study', text: 'Please check your connection.', retry: () => void load() });
+        setPhase({ name: 'problem', title: en.notFoundTitle, text: en.notFoundText });
+      else setPhase({ name: 'problem', title: en.unreachableTitle, text: en.unreachableText, retry: () => void load() });
     }
   }, [study, session]);
 
@@ -346,9 +348,8 @@ export function ListenerApp({ study }: { study: string }) {
       await session.start(externalIds(intro));
       afterStart();
     } catch (error) {
-      const text =
-        error instanceof HttpError && error.body ? error.body.message : 'The study could not be started. Please check your connection.';
-      setPhase({ name: 'problem', title: 'Could not start', text, retry: () => setPhase({ name: 'instructions' }) });
+      const text = error instanceof HttpError && error.body ? error.body.message : m.startFailedText;
+      setPhase({ name: 'problem', title: m.startFailedTitle, text, retry: () => setPhase({ name: 'instructions' }) });
     } finally {
       setBusy(false);
     }
@@ -372,13 +373,14 @@ export function ListenerApp({ study }: { study: string }) {
     [intro, audio, clips],
   );
 
+  const m = intro ? catalogues[intro.language] : en;
   let content;
   switch (phase.name) {
     case 'loading':
       content = (
         <section className="card center" aria-busy="true">
           <div className="spinner" aria-hidden="true" />
-          <p>Loading…</p>
+          <p>{m.loading}</p>
         </section>
       );
       break;
@@ -389,7 +391,7 @@ export function ListenerApp({ study }: { study: string }) {
           <p>{phase.text}</p>
           {phase.retry && (
             <button type="button" className="primary" onClick={phase.retry} autoFocus>
-              Try again
+              {m.tryAgain}
             </button>
           )}
         </section>
@@ -397,27 +399,29 @@ export function ListenerApp({ study }: { study: string }) {
       break;
     case 'welcome':
       content = (
-        <Step id="welcome" title="Welcome" action="I agree — continue" onAction={() => setPhase({ name: 'instructions' })}>
+        <Step id="welcome" title={m.welcome} action={m.agree} onAction={() => setPhase({ name: 'instructions' })}>
           <Markdown text={intro?.consentMarkdown ?? ''} />
+          {intro && intro.estimate.trials > 0 && <p data-testid="expectation">{m.expectation(intro.estimate.trials, intro.estimate.seconds)}</p>}
+          {intro && intro.screening.kind !== 'none' && <p>{m.headphoneCheckAhead}</p>}
         </Step>
       );
       break;
     case 'instructions':
       content = (
-        <Step id="instructions" title="Instructions" action={busy ? 'Starting…' : 'Start'} disabled={busy} onAction={() => void begin()}>
+        <Step id="instructions" title={m.instructions} action={busy ? m.starting : m.start} disabled={busy} onAction={() => void begin()}>
           <Markdown text={intro?.instructionsMarkdown ?? ''} />
           {intro && intro.screening.kind !== 'none' && (
-            <p>Before the first clip there is a short headphone check: please have your headphones on.</p>
+            <p>{m.headphoneCheckAhead}</p>
           )}
           <div className="callout">
             <Markdown text={intro?.questionMarkdown ?? ''} />
           </div>
           {touchFirst() ? (
-            <p className="muted">Use headphones in a quiet place. Tap ▶ to listen, tap the caption that fits better, then Confirm.</p>
+            <p className="muted">{m.touchHintsLong}</p>
           ) : (
             <p className="muted">
-              Use headphones in a quiet place. Keys: <kbd>Space</kbd> play/pause, <kbd>1</kbd>/<kbd>2</kbd> or <kbd>←</kbd>/<kbd>→</kbd> choose,{' '}
-              <kbd>Enter</kbd> confirm (they can be turned off on the trial screen).
+              {m.keysIntro} <kbd>Space</kbd> {m.keysPlayPause}, <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose},{' '}
+              <kbd>Enter</kbd> {m.keysConfirm} {m.keysCanBeOff}
             </p>
           )}
         </Step>
@@ -426,8 +430,8 @@ export function ListenerApp({ study }: { study: string }) {
     case 'resume':
       content = (
         <section className="card center" aria-labelledby="resume">
-          <h2 id="resume">Welcome back</h2>
-          <p>Your earlier answers are saved. Continue where you left off.</p>
+          <h2 id="resume">{m.welcomeBack}</h2>
+          <p>{m.welcomeBackText}</p>
           <button
             type="button"
             className="primary"
@@ -437,7 +441,7 @@ export function ListenerApp({ study }: { study: string }) {
               afterStart();
             }}
           >
-            Continue
+            {m.continue}
           </button>
         </section>
       );
@@ -456,14 +460,16 @@ export function ListenerApp({ study }: { study: string }) {
     case 'screened-out':
       content = (
         <section className="card center" role="alert">
-          <h2>Thank you for your time</h2>
-          <p>This study needs headphones that play a separate sound to each ear, and the check did not confirm that.</p>
-          <p>Please close this page and return the study on the platform where you found it.</p>
+          <h2>{m.screenedOutTitle}</h2>
+          <p>{m.screenedOutText}</p>
+          <p>{m.screenedOutReturn}</p>
         </section>
       );
       break;
     case 'trials':
-      content = env && <Trials session={session} env={env} instructions={intro?.instructionsMarkdown ?? ''} />;
+      content = env && (
+        <Trials session={session} env={env} instructions={intro?.instructionsMarkdown ?? ''} breakEvery={intro?.breakEvery ?? null} />
+      );
       break;
     case 'ended':
       content = <Ended session={session} />;
@@ -471,11 +477,13 @@ export function ListenerApp({ study }: { study: string }) {
   }
 
   return (
-    <div className="page">
-      <header className="top">
-        <h1>{intro?.title ?? 'Listening study'}</h1>
-      </header>
-      <main>{content}</main>
-    </div>
+    <MessagesContext.Provider value={m}>
+      <div className="page">
+        <header className="top">
+          <h1>{intro?.title ?? m.defaultTitle}</h1>
+        </header>
+        <main>{content}</main>
+      </div>
+    </MessagesContext.Provider>
   );
 }

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer } from '../../server/testing/server';
+import { StudyDefinition } from '../../studies/schema';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -24,6 +25,21 @@ const server = await startTestServer({
 server.app.db
   .prepare("UPDATE studies SET definition = json_set(definition, '$.screening.kind', ?) WHERE id = ?")
   .run(screening, study);
+// The study texts per language, as a researcher running one study.yaml in two languages writes them;
+// the schema keeps the study's language, as `npm run study -- build` stores it.
+const stored = server.app.db.prepare('SELECT definition FROM studies WHERE id = ?').get(study) as { definition: string };
+const definition = StudyDefinition.parse({
+  ...JSON.parse(stored.definition),
+  language: opt('language', 'en'),
+  ...(args.includes('--break-every') ? { breakEvery: Number(opt('break-every', '')) } : {}),
+  title: { en: 'Listening study', de: 'Hörstudie' },
+  consent: { en: 'You agree to listen.', de: 'Sie sind einverstanden, zuzuhören.' },
+  instructions: { en: 'Pick the caption that fits the delivery.', de: 'Wählen Sie die Beschreibung, die zur Sprechweise passt.' },
+  question: { en: 'Which caption better describes how it is said?', de: 'Welche Beschreibung trifft besser, wie es gesagt wird?' },
+});
+server.app.db
+  .prepare('UPDATE studies SET title = ?, definition = ? WHERE id = ?')
+  .run(definition.title, JSON.stringify(definition), study);
 const [seeded] = server.seeded;
 console.log(JSON.stringify({ url: server.url, dataDir: server.dataDir, study, secrets: seeded.secrets, clipIds: seeded.clipIds }));
 

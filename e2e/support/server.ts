@@ -34,6 +34,10 @@ export interface ServeOptions {
   attention?: number;
   practice?: number;
   screening?: 'none' | 'antiphase' | 'huggins' | 'both';
+  /** The study's language (study.yaml `language:`), with its texts given in English and German. */
+  language?: 'en' | 'de';
+  /** study.yaml `breakEvery`: a break reminder after every this many trials. */
+  breakEvery?: number;
 }
 
 /** Starts e2e/support/serve.ts in its own process and waits for its address. */
@@ -46,6 +50,8 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
     '--attention', String(o.attention ?? 2),
     '--practice', String(o.practice ?? 1),
     '--screening', o.screening ?? 'none',
+    '--language', o.language ?? 'en',
+    ...(o.breakEvery ? ['--break-every', String(o.breakEvery)] : []),
   ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

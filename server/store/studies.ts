@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../db/open';
-import { ListeningRequirement, Screening, type StudyIntro } from '../contract';
+import { Language, ListeningRequirement, Screening, type StudyIntro } from '../contract';
 
 export type StudyStatus = StudyIntro['status'];
 
@@ -10,12 +10,15 @@ export type StudyStatus = StudyIntro['status'];
  * the single place to adapt if that schema names something differently.
  */
 const ServedDefinition = z.object({
+  language: Language.default('en'),
   consent: z.string().default(''),
   instructions: z.string().default(''),
   question: z.string().default('Which caption better describes how the speech is delivered?'),
   listening: ListeningRequirement.default({ mode: 'whole' }),
   screening: z.object({ kind: Screening, required: z.boolean() }).default({ kind: 'none', required: false }),
   linkParameters: z.array(z.string()).default([]),
+  design: z.object({ itemsPerListener: z.number().int().positive().optional() }).default({}),
+  breakEvery: z.number().int().positive().optional(),
   completion: z
     .object({
       code: z.string().nullable().default(null),
@@ -25,6 +28,12 @@ const ServedDefinition = z.object({
     .default({ code: null, redirectUrl: null }),
 });
 export type ServedDefinition = z.infer<typeof ServedDefinition>;
+
+/** The time estimate's rule of thumb (see estimate() below): listeners often replay part of a clip. */
+const TYPICAL_PLAYS = 1.5;
+const PER_TRIAL_SECONDS = 8;
+/** One headphone check: volume step and six rounds of three sounds. */
+const SCREENING_SECONDS = 90;
 
 export interface StudyRow {
   id: string;
@@ -80,6 +89,29 @@ export function studyRepository(db: Db) {
     updatedAt: raw.updated_at,
   });
 
+  const clipsByKind = db.prepare<[string], { kind: 'pair' | 'attention' | 'practice'; n: number; seconds: number }>(`
+    SELECT i.kind, count(*) AS n, avg(c.duration) AS seconds FROM items i JOIN clips c ON c.id = i.clip_id
+    WHERE i.study_id = ? GROUP BY i.kind`);
+
+  /**
+   * Trials one session holds (every practice and attention item, and all pairs, or
+   * itemsPerListener of them in an incomplete design) and about how long they take: each clip
+   * heard TYPICAL_PLAYS times at its kind's mean duration, plus PER_TRIAL_SECONDS to read the
+   * captions, choose and confirm, plus SCREENING_SECONDS for each headphone check. Rounded up
+   * by the page to whole minutes; meant as an honest order of magnitude, not a promise.
+   */
+  function estimate(study: StudyRow): StudyIntro['estimate'] {
+    let trials = 0;
+    let seconds = 0;
+    for (const k of clipsByKind.all(study.id)) {
+      const n = k.kind === 'pair' ? Math.min(k.n, study.definition.design.itemsPerListener ?? k.n) : k.n;
+      trials += n;
+      seconds += n * (k.seconds * TYPICAL_PLAYS + PER_TRIAL_SECONDS);
+    }
+    const checks = { none: 0, antiphase: 1, huggins: 1, both: 2 }[study.definition.screening.kind];
+    return { trials, seconds: Math.round(seconds + checks * SCREENING_SECONDS) };
+  }
+
   return {
     get(id: string): StudyRow | undefined {
       const raw = byId.get(id);
@@ -95,6 +127,7 @@ export function studyRepository(db: Db) {
       const d = study.definition;
       return {
         study: study.id,
+        language: d.language,
         title: study.title,
         status: study.status,
         consentMarkdown: d.consent,
@@ -103,6 +136,8 @@ export function studyRepository(db: Db) {
         listening: d.listening,
         screening: d.screening,
         linkParameters: d.linkParameters,
+        estimate: estimate(study),
+        breakEvery: d.breakEvery ?? null,
       };
     },
   };

@@ -13,6 +13,7 @@ beforeAll(async () => {
       { study: 'shut', status: 'closed' },
       { study: 'hidden', status: 'draft' },
       { study: 'screened', screeningRequired: true },
+      { study: 'part', design: { kind: 'incomplete', itemsPerListener: 2, ratingsPerItem: 3 }, screening: 'both' },
     ],
   });
 });
@@ -26,6 +27,20 @@ const start = async (study = 'flow', external: Record<string, string> = {}) => {
 };
 
 describe('listener flow', () => {
+  it('tells the listener how many trials and about how long, from the clips a session holds', async () => {
+    const clipSeconds = (study: string, kind: string) =>
+      (server.app.db.prepare('SELECT avg(c.duration) AS s FROM items i JOIN clips c ON c.id = i.clip_id WHERE i.study_id = ? AND i.kind = ?')
+        .get(study, kind) as { s: number }).s;
+    // 1 practice, 6 pairs, 2 attention checks; each clip heard 1.5 times, 8 s per trial, 90 s per headphone check.
+    const flow = (await call(`${server.url}/api/studies/flow/intro`)).body;
+    const estimate = (study: string, counts: number[], checks: number) =>
+      Math.round(counts.reduce((t, n, i) => t + n * (clipSeconds(study, ['practice', 'pair', 'attention'][i]) * 1.5 + 8), 0) + checks * 90);
+    expect(flow).toMatchObject({ language: 'en', breakEvery: null, estimate: { trials: 9, seconds: estimate('flow', [1, 6, 2], 1) } });
+    // An incomplete design: itemsPerListener pairs, not all of them; two headphone checks.
+    const part = (await call(`${server.url}/api/studies/part/intro`)).body;
+    expect(part.estimate).toEqual({ trials: 5, seconds: estimate('part', [1, 2, 2], 2) });
+  });
+
   it('serves the intro of an open study and refuses unknown, draft and malformed ids', async () => {
     const intro = await call(`${server.url}/api/studies/flow/intro`);
     expect(intro.status).toBe(200);

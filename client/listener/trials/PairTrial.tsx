@@ -5,6 +5,7 @@ import { isTextEntry, setShortcutsOn, shortcutsOn, touchFirst } from '../../lib/
 import { ListeningTracker, type ListeningRecord } from '../../lib/listening';
 import { Markdown } from '../../lib/markdown';
 import type { Peaks } from '../../lib/media';
+import { useMessages, type Messages } from '../messages';
 import { Waveform } from '../Waveform';
 import type { TrialFeedback, TrialProblem, TrialProps } from './types';
 
@@ -22,10 +23,10 @@ function mediaError(error: MediaError | null): string | null {
   return (names[error.code] ?? `MEDIA_ERR_${error.code}`) + (error.message ? `: ${error.message}`.slice(0, 200) : '');
 }
 
-function requirementText(env: TrialProps<Trial, PairResponse>['env'], duration: number): string {
+function requirementText(m: Messages, env: TrialProps<Trial, PairResponse>['env'], duration: number): string {
   const r = env.listening;
-  if (r.mode === 'whole' || r.seconds >= duration * 0.95) return 'Listen to the whole clip to unlock the choice.';
-  return `Listen to at least ${r.seconds} seconds to unlock the choice.`;
+  if (r.mode === 'whole' || r.seconds >= duration * 0.95) return m.listenWhole;
+  return m.listenSeconds(r.seconds);
 }
 
 /**
@@ -33,6 +34,7 @@ function requirementText(env: TrialProps<Trial, PairResponse>['env'], duration: 
  * like this; practice trials are the same screen with feedback after the answer.
  */
 export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProps<Trial, PairResponse>) {
+  const m = useMessages();
   // "Try again" after a failure asks for a fresh audio element (an errored one stays errored).
   const [reloads, setReloads] = useState(0);
   // Keyed on the clip, not the spec object: a re-sent copy of the same trial must not reset listening.
@@ -213,7 +215,7 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
       ref={root}
       className="trial"
       tabIndex={-1}
-      aria-label={`${spec.kind === 'practice' ? 'Practice: ' : ''}${label ?? 'Trial'}`}
+      aria-label={spec.kind === 'practice' ? m.practiceLabel(label ?? m.trial) : (label ?? m.trial)}
       aria-describedby={`question-${spec.position}`}
       data-position={spec.position}
       data-ready={ready ? 'true' : 'false'}
@@ -221,7 +223,7 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
       data-failed={failure ? 'true' : 'false'}
       onKeyDown={onKeyDown}
     >
-      {spec.kind === 'practice' && <p className="badge badge-practice">Practice</p>}
+      {spec.kind === 'practice' && <p className="badge badge-practice">{m.practice}</p>}
       <div id={`question-${spec.position}`}>
         <Markdown text={env.question} className="prose question" />
       </div>
@@ -231,7 +233,7 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
           type="button"
           className="play"
           onClick={toggle}
-          aria-label={buffering ? 'Loading clip' : playing ? 'Pause clip' : 'Play clip'}
+          aria-label={buffering ? m.loadingClip : playing ? m.pauseClip : m.playClip}
           aria-busy={buffering}
           disabled={answered.current || failure !== null}
         >
@@ -242,7 +244,7 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
             <Waveform media={clip.audio} peaks={peaks} duration={spec.clip.duration} onDrawn={() => setDrawn(true)} onReady={seek} />
           ) : peaksFailed ? (
             <button type="button" className="link" onClick={() => (setPeaksFailed(false), env.clips.retryPeaks(spec).then(setPeaks, () => setPeaksFailed(true)))}>
-              Waveform unavailable — retry
+              {m.waveformRetry}
             </button>
           ) : (
             <div className="waveform waveform-loading" />
@@ -256,33 +258,32 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
       {failure ? (
         <div className="notice failure" role="alert">
           <p>
-            {failure.problem === 'load_failed' ? 'The clip could not be loaded.' : 'The clip could not start playing.'}{' '}
-            {reloads === 0 || !skip ? 'Please try again.' : 'If it still does not work, report the problem and go on to the next clip.'}
+            {failure.problem === 'load_failed' ? m.loadFailed : m.playFailed} {reloads === 0 || !skip ? m.pleaseTryAgain : m.reportIfStill}
           </p>
           <div className="actions">
             <button type="button" className="primary" onClick={tryAgain} disabled={skipping}>
-              Try again
+              {m.tryAgain}
             </button>
             {reloads > 0 && skip && (
               <button type="button" className="secondary" onClick={reportAndSkip} disabled={skipping}>
-                {skipping ? 'Reporting…' : 'Report a problem and skip this clip'}
+                {skipping ? m.reporting : m.reportAndSkip}
               </button>
             )}
           </div>
         </div>
       ) : (
-        !audioReady && <p className="muted loading-note">Loading the clip…</p>
+        !audioReady && <p className="muted loading-note">{m.loadingTheClip}</p>
       )}
 
       <p className={unlocked ? 'requirement met' : 'requirement'} role="status">
         {unlocked
-          ? 'Now choose the caption that fits better.'
+          ? m.nowChoose
           : tracker.record().heardToEnd
-            ? 'Part of the clip was skipped (the position was moved ahead). Play the parts you skipped to unlock the choice.'
-            : requirementText(env, spec.clip.duration)}
+            ? m.skippedAhead
+            : requirementText(m, env, spec.clip.duration)}
       </p>
 
-      <div className="captions" role="radiogroup" aria-label="Captions" onKeyDown={onCaptionKey}>
+      <div className="captions" role="radiogroup" aria-label={m.captions} onKeyDown={onCaptionKey}>
         {spec.captions.map((text, i) => {
           const c = (i + 1) as 1 | 2;
           return (
@@ -302,7 +303,7 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
               </span>
               <span className="caption-text">{text}</span>
               <span className="chosen-mark" aria-hidden="true">
-                ✓ Your choice
+                {m.yourChoice}
               </span>
             </button>
           );
@@ -312,9 +313,7 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
       {feedback ? (
         <div className={feedback.correct ? 'feedback correct' : 'feedback wrong'} role="alert">
           <p>
-            {feedback.correct
-              ? 'Correct — that caption describes the delivery better.'
-              : 'Not quite — the other caption describes the delivery better.'}
+            {feedback.correct ? m.correct : m.wrong}
           </p>
           <button
             ref={continueButton}
@@ -326,21 +325,22 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
               advance();
             }}
           >
-            Continue
+            {m.continue}
           </button>
         </div>
       ) : (
         <div className="actions">
           <button type="button" className="primary" onClick={confirm} disabled={selected === null || sending || answered.current}>
-            {sending ? 'Checking…' : 'Confirm choice'}
+            {sending ? m.checking : m.confirmChoice}
           </button>
           {touch ? (
-            <p className="keys">Tap ▶ to listen, tap the caption that fits better, then Confirm.</p>
+            <p className="keys">{m.touchHints}</p>
           ) : (
             <div className="keys">
               {shortcuts && (
                 <span>
-                  <kbd>Space</kbd> play/pause · <kbd>1</kbd>/<kbd>2</kbd> or <kbd>←</kbd>/<kbd>→</kbd> choose · <kbd>Enter</kbd> confirm
+                  <kbd>Space</kbd> {m.keysPlayPause} · <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose} · <kbd>Enter</kbd>{' '}
+                  {m.keysConfirm}
                 </span>
               )}
               <label className="shortcut-switch">
@@ -349,7 +349,7 @@ export function PairTrial({ spec, env, finish, advance, skip, label }: TrialProp
                   checked={shortcuts}
                   onChange={(e) => (setShortcutsOn(e.target.checked), setShortcuts(e.target.checked))}
                 />
-                Single-key shortcuts
+                {m.shortcutsSwitch}
               </label>
             </div>
           )}

@@ -9,6 +9,7 @@ import {
   type Stereo,
 } from '../../lib/headphone';
 import { isTextEntry, shortcutsOn } from '../../lib/input';
+import { useMessages, type Messages } from '../messages';
 import type { TrialProps } from './types';
 
 export interface ScreeningSpec {
@@ -50,24 +51,17 @@ function toBuffer(ctx: AudioContext, s: Stereo): AudioBuffer {
   return buf;
 }
 
-const TEXT = {
-  antiphase: {
-    title: 'Headphone check',
-    question: 'Which of the three sounds was the quietest?',
-    task: 'You will hear three tones. One of them is quieter than the other two. Pick the quietest one.',
-  },
-  huggins: {
-    title: 'Headphone check: hidden tone',
-    question: 'Which of the three noises had a faint tone in it?',
-    task: 'You will hear three bursts of noise. One of them contains a faint tone. Pick that one.',
-  },
-};
+const texts = (m: Messages) => ({
+  antiphase: { title: m.antiphaseTitle, question: m.antiphaseQuestion, task: m.antiphaseTask },
+  huggins: { title: m.hugginsTitle, question: m.hugginsQuestion, task: m.hugginsTask },
+});
 
 /**
  * Headphone screening as a trial type: volume calibration, then six rounds, each sound playable
  * once. Nothing on screen reveals which interval is the right one.
  */
 export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<ScreeningSpec, ScreeningResponse>) {
+  const m = useMessages();
   const rules = SCREENING_RULES[spec.kind];
   // Attempts begun before a reload count: the check is not retried without limit by reloading.
   const begun = useMemo(() => Number((spec.attemptsKey && localStorage.getItem(spec.attemptsKey)) || 0), [spec.attemptsKey]);
@@ -164,12 +158,12 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
     if (['1', '2', '3'].includes(e.key)) answer(Number(e.key) - 1);
   };
 
-  const text = TEXT[spec.kind];
+  const text = texts(m)[spec.kind];
   if (usedUp)
     return (
       <section className="trial screening" aria-label={text.title} aria-busy="true">
         <h2>{text.title}</h2>
-        <p>This check was already started in this browser and cannot be taken again.</p>
+        <p>{m.checkUsedUp}</p>
       </section>
     );
   return (
@@ -177,11 +171,11 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
       <h2>{text.title}</h2>
       {stage === 'calibrate' && (
         <>
-          <p>Please put on your headphones now. This check makes sure sounds reach each ear separately.</p>
-          <p>Play the sound below and set your computer's volume so that it is clearly audible but comfortable.</p>
+          <p>{m.putOnHeadphones}</p>
+          <p>{m.setVolume}</p>
           <div className="actions">
             <button type="button" className="secondary" onClick={toggleCalibration} aria-pressed={calibrating}>
-              {calibrating ? 'Stop sound' : 'Play calibration sound'}
+              {calibrating ? m.stopSound : m.playCalibration}
             </button>
             <button
               type="button"
@@ -194,20 +188,20 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
                 setStage('rounds');
               }}
             >
-              Volume is set — continue
+              {m.volumeSet}
             </button>
           </div>
-          <p className="muted">{text.task} Each sound can be played only once.</p>
+          <p className="muted">
+            {text.task} {m.playableOnce}
+          </p>
         </>
       )}
       {stage === 'rounds' && (
         <>
-          <p className="step">
-            Sound {index + 1} of {plan.length}
-          </p>
+          <p className="step">{m.soundOf(index + 1, plan.length)}</p>
           <p>{text.task}</p>
           <button ref={playButton} type="button" className="primary" onClick={playRound} disabled={played !== 'no'}>
-            {played === 'playing' ? 'Playing…' : played === 'done' ? 'Played' : 'Play the sounds'}
+            {played === 'playing' ? m.playing : played === 'done' ? m.played : m.playSounds}
           </button>
           <p className="question-text">{text.question}</p>
           <div className="choices3" role="group" aria-label={text.question}>
@@ -220,7 +214,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
                 disabled={played !== 'done'}
                 onClick={() => answer(i)}
               >
-                {['First', 'Second', 'Third'][i]}
+                {m.ordinals[i]}
                 <span className="key" aria-hidden="true">
                   {i + 1}
                 </span>
@@ -231,7 +225,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
       )}
       {stage === 'retry' && (
         <>
-          <p>That did not quite work. Please check that both headphone sides are on and try once more.</p>
+          <p>{m.checkRetry}</p>
           <button
             type="button"
             className="primary"
@@ -245,7 +239,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
               setStage('rounds');
             }}
           >
-            Try again
+            {m.tryAgain}
           </button>
         </>
       )}

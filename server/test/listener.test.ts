@@ -13,7 +13,7 @@ beforeAll(async () => {
       { study: 'shut', status: 'closed' },
       { study: 'hidden', status: 'draft' },
       { study: 'screened', screeningRequired: true },
-      { study: 'part', design: { kind: 'incomplete', itemsPerListener: 2, ratingsPerItem: 3 }, screening: 'both' },
+      { study: 'part', design: { kind: 'incomplete', itemsPerListener: 3, ratingsPerItem: 3 }, screening: 'both' },
     ],
   });
 });
@@ -38,7 +38,9 @@ describe('listener flow', () => {
     expect(flow).toMatchObject({ language: 'en', breakEvery: null, estimate: { trials: 9, seconds: estimate('flow', [1, 6, 2], 1) } });
     // An incomplete design: itemsPerListener pairs, not all of them; two headphone checks.
     const part = (await call(`${server.url}/api/studies/part/intro`)).body;
-    expect(part.estimate).toEqual({ trials: 5, seconds: estimate('part', [1, 2, 2], 2) });
+    expect(part.estimate).toEqual({ trials: 6, seconds: estimate('part', [1, 3, 2], 2) });
+    // And a session of it holds exactly that many trials.
+    expect((await start('part')).state.progress).toEqual({ done: 0, total: 6 });
   });
 
   it('serves the intro of an open study and refuses unknown, draft and malformed ids', async () => {
@@ -61,7 +63,7 @@ describe('listener flow', () => {
     expect(state.upcoming.map((t: any) => t.position)).toEqual([1, 2, 3, 4, 5]);
     expect(state.upcoming[0]).toMatchObject({ position: 1, kind: 'pair' });
     for (const t of state.upcoming) expect(Object.keys(t).sort()).toEqual(['captions', 'clip', 'kind', 'position']);
-    const listener = server.app.db.prepare('SELECT id, external, token_hash FROM listeners').get() as any;
+    const listener = server.app.db.prepare('SELECT id, external, token_hash FROM listeners WHERE study_id = ?').get('flow') as any;
     expect(JSON.parse(listener.external)).toEqual({ PROLIFIC_PID: 'p-123' });
     expect(listener.token_hash).not.toContain(token);
 

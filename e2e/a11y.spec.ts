@@ -315,3 +315,40 @@ test('every studio and report screen passes axe at 1280×720 and 390×844, and t
   console.log(counts.join('\n'));
   await context.close();
 });
+
+test('a study that asks for comments offers the box on completion, without a redirect countdown, and stores what is sent', async ({ browser }) => {
+  test.setTimeout(120_000);
+  server = await startServer({ pairs: 2, attention: 0, practice: 0, comments: true });
+  const counts: string[] = [];
+  const context = await browser.newContext({ viewport: SIZES[1] });
+  await withAxe(context);
+  const page = await context.newPage();
+  await startByKeyboard(page, `${server.url}/s/${server.study}?PROLIFIC_PID=p-comments`);
+  await answerByKeyboard(page, 1);
+  await answerByKeyboard(page, 2);
+
+  await expect(page.getByRole('heading', { name: "Thank you — you're done!" })).toBeVisible({ timeout: 20_000 });
+  const box = page.getByLabel('Anything you would like to tell the researchers? (optional)');
+  await expect(box).toBeVisible();
+  // Someone typing must not be taken away: the way back is a link, with no countdown.
+  await expect(page.getByRole('link', { name: 'Return to the study platform' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Stay on this page' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Send comments' })).toBeDisabled();
+  await audit(page, 'completion with comments', counts);
+  await box.fill('Clip 2 was very quiet.');
+  // Typing in the box is text, never a shortcut.
+  await box.press('Space');
+  await expect(box).toHaveValue('Clip 2 was very quiet. ');
+  await page.getByRole('button', { name: 'Send comments' }).click();
+  await expect(page.locator('form.comments').getByRole('status')).toHaveText('Thank you — your comments were sent.');
+  await audit(page, 'completion, comments sent', counts);
+  const db = new Database(join(server.dataDir, 'earmark.db'), { readonly: true });
+  try {
+    const row = db.prepare("SELECT comments FROM listeners WHERE json_extract(external, '$.PROLIFIC_PID') = 'p-comments'").get() as { comments: string };
+    expect(row.comments).toBe('Clip 2 was very quiet.');
+  } finally {
+    db.close();
+  }
+  console.log(counts.join('\n'));
+  await context.close();
+});

@@ -6,7 +6,8 @@ import type { ExportRows } from './store/export';
 const EXTRA_VOTE_COLUMNS = [
   'position', 'play_count', 'seconds_listened', 'heard_to_end', 'hidden_ms', 'response_ms', 'client_ts', 'server_ts', 'vote_id',
 ] as const;
-// listeners.csv after the study's link parameters: the completion code the listener was shown.
+// listeners.csv after the study's link parameters: the completion code the listener was shown, then (in a
+// study that asks for them) the listener's end-of-study comments.
 const MORE_LISTENER_COLUMNS = ['completion_code'] as const;
 
 /** study.json: the settings and rules the analysis applies, as the study defines them (analysis-spec §1). */
@@ -45,9 +46,13 @@ function toBundle(rows: ExportRows, exportedAt = new Date().toISOString()): Bund
       started_at: l.started_at,
       completed_at: l.completed_at,
       screening: l.screening,
-      more: { ...Object.fromEntries(links.map((p) => [p, l.external[p] ?? ''])), completion_code: l.completion_code },
+      more: {
+        ...Object.fromEntries(links.map((p) => [p, l.external[p] ?? ''])),
+        completion_code: l.completion_code,
+        ...(rows.definition.comments && { comments: l.comments }),
+      },
     })),
-    extraListenerColumns: [...links, ...MORE_LISTENER_COLUMNS],
+    extraListenerColumns: [...links, ...MORE_LISTENER_COLUMNS, ...(rows.definition.comments ? ['comments'] : [])],
     study: studySettings(rows, exportedAt),
   };
 }

@@ -49,6 +49,8 @@ export const StudyIntro = z.object({
   estimate: z.object({ trials: z.number().int().nonnegative(), seconds: z.number().nonnegative() }),
   /** A "take a short break" notice after every this many trials (study.yaml breakEvery), or null. */
   breakEvery: z.number().int().positive().nullable(),
+  /** The completion screen offers an optional comments box (study.yaml comments). */
+  comments: z.boolean(),
 });
 export type StudyIntro = z.infer<typeof StudyIntro>;
 
@@ -178,6 +180,11 @@ export const ProblemBody = z
   })
   .strict();
 export type ProblemBody = z.infer<typeof ProblemBody>;
+
+/** POST /api/session/comments: what a listener who finished wants to tell the researchers (optional). */
+export const CommentsBody = z.object({ text: z.string().trim().min(1).max(2000) }).strict();
+export type CommentsBody = z.infer<typeof CommentsBody>;
+export const CommentsAck = z.object({ saved: z.literal(true) });
 
 /* ---- Researcher / analyst API (Authorization: Bearer <access token>) ---- */
 

@@ -212,6 +212,8 @@ export const StudyDefinition = z
     analysis: Analysis.default({ splitThreshold: 0.75 }),
     /** Long studies: a non-blocking "take a short break" notice after every this many trials. */
     breakEvery: z.number().int().positive().optional(),
+    /** Offer listeners an optional comments box when they finish (exported as listeners.csv's `comments`). */
+    comments: z.boolean().default(false),
     targetListeners: z.number().int().positive(),
     completion: z
       .object({ code: Text.optional(), redirectUrl: z.url({ protocol: /^https?$/, error: 'a redirectUrl is an http:// or https:// address' }).optional() })

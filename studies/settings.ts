@@ -35,6 +35,7 @@ export function studyIntro(studyId: string, status: StudyIntro['status'], defini
     screening: definition.screening,
     linkParameters: definition.linkParameters,
     breakEvery: definition.breakEvery ?? null,
+    comments: definition.comments,
   };
 }
 

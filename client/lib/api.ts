@@ -5,6 +5,7 @@
  */
 import type {
   ApiError,
+  CommentsBody,
   ProblemBody,
   ScreeningBody,
   SessionState,
@@ -63,6 +64,8 @@ export const api = {
     call<VoteAck>('POST', '/api/session/votes', body, { ...o, token }),
   problem: (token: string, body: ProblemBody, o?: RequestOptions) =>
     call<SessionState>('POST', '/api/session/problems', body, { ...o, token }),
+  comments: (token: string, body: CommentsBody, o?: RequestOptions) =>
+    call<unknown>('POST', '/api/session/comments', body, { ...o, token }),
   screening: (token: string, body: ScreeningBody, o?: RequestOptions) =>
     call<unknown>('POST', '/api/session/screening', body, { ...o, token }),
 };

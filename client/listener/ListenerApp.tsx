@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type ReactNode } from 'react';
 import type { Completion, StudyIntro } from '../../server/contract';
 import { api, HttpError } from '../lib/api';
 import { touchFirst } from '../lib/input';
@@ -179,15 +179,49 @@ function ReturnLink({ url, auto }: { url: string; auto: boolean }) {
   );
 }
 
+/** Sends a finished listener's comments, when the study asks for them (study.yaml comments); else null. */
+const CommentsContext = createContext<((text: string) => Promise<void>) | null>(null);
+
+/** The optional comments box; sending again replaces what was sent. */
+function Comments({ send }: { send: (text: string) => Promise<void> }) {
+  const m = useMessages();
+  const [text, setText] = useState('');
+  const [state, setState] = useState<'editing' | 'sending' | 'sent' | 'failed'>('editing');
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setState('sending');
+    try {
+      await send(text);
+      setState('sent');
+    } catch {
+      setState('failed');
+    }
+  };
+  return (
+    <form className="comments" onSubmit={submit}>
+      <label htmlFor="comments">{m.commentsLabel}</label>
+      <textarea id="comments" rows={3} maxLength={2000} value={text} onChange={(e) => (setText(e.target.value), setState('editing'))} />
+      <button type="submit" className="secondary" disabled={text.trim() === '' || state === 'sending'}>
+        {m.sendComments}
+      </button>
+      {state === 'sent' && <p role="status">{m.commentsSent}</p>}
+      {state === 'failed' && <p role="alert">{m.commentsFailed}</p>}
+    </form>
+  );
+}
+
 function ThankYou({ completion }: { completion: Completion }) {
   const m = useMessages();
+  const sendComments = useContext(CommentsContext);
   const redirect = safeRedirect(completion.redirectUrl);
   return (
     <section className="card center" aria-labelledby="thanks">
       <h2 id="thanks">{m.thanks}</h2>
       <p>{m.allYourAnswersSaved}</p>
       {completion.code && <CompletionCode code={completion.code} />}
-      {redirect && <ReturnLink url={redirect} auto />}
+      {sendComments && <Comments send={sendComments} />}
+      {/* A box to fill in must not be taken away by an automatic redirect (WCAG 2.2.1). */}
+      {redirect && <ReturnLink url={redirect} auto={!sendComments} />}
     </section>
   );
 }
@@ -374,6 +408,7 @@ export function ListenerApp({ study }: { study: string }) {
   );
 
   const m = intro ? catalogues[intro.language] : en;
+  const sendComments = useMemo(() => (intro?.comments ? (text: string) => session.sendComments(text) : null), [intro, session]);
   let content;
   switch (phase.name) {
     case 'loading':
@@ -478,12 +513,14 @@ export function ListenerApp({ study }: { study: string }) {
 
   return (
     <MessagesContext.Provider value={m}>
-      <div className="page">
-        <header className="top">
-          <h1>{intro?.title ?? m.defaultTitle}</h1>
-        </header>
-        <main>{content}</main>
-      </div>
+      <CommentsContext.Provider value={sendComments}>
+        <div className="page">
+          <header className="top">
+            <h1>{intro?.title ?? m.defaultTitle}</h1>
+          </header>
+          <main>{content}</main>
+        </div>
+      </CommentsContext.Provider>
     </MessagesContext.Provider>
   );
 }

@@ -82,6 +82,10 @@ export const en = {
   // Completion and stopped study
   thanks: "Thank you — you're done!",
   allYourAnswersSaved: 'All your answers are saved.',
+  commentsLabel: 'Anything you would like to tell the researchers? (optional)',
+  sendComments: 'Send comments',
+  commentsSent: 'Thank you — your comments were sent.',
+  commentsFailed: 'Your comments could not be sent. Please try again.',
   completionCode: 'Your completion code:',
   copyCode: 'Copy code',
   copied: 'Copied',
@@ -206,6 +210,10 @@ export const de: Messages = {
 
   thanks: 'Vielen Dank — Sie sind fertig!',
   allYourAnswersSaved: 'Alle Ihre Antworten sind gespeichert.',
+  commentsLabel: 'Möchten Sie den Forschenden noch etwas mitteilen? (freiwillig)',
+  sendComments: 'Kommentar senden',
+  commentsSent: 'Vielen Dank — Ihr Kommentar wurde gesendet.',
+  commentsFailed: 'Ihr Kommentar konnte nicht gesendet werden. Bitte versuchen Sie es erneut.',
   completionCode: 'Ihr Abschlusscode:',
   copyCode: 'Code kopieren',
   copied: 'Kopiert',

@@ -151,6 +151,12 @@ export class ListenerSession {
     if (!this.trials.has(this.position)) this.sync();
   }
 
+  /** A finished listener's optional comments (the study asks for them); throws when the server refuses. */
+  async sendComments(text: string): Promise<void> {
+    if (!this.token) throw new Error('no session');
+    await api.comments(this.token, { text });
+  }
+
   /**
    * The trial's clip would not play: report it (retrying until the server has it) and move on.
    * A refusal (the trial was answered meanwhile, the study stopped) moves on as the server says.

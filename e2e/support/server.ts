@@ -38,6 +38,8 @@ export interface ServeOptions {
   language?: 'en' | 'de';
   /** study.yaml `breakEvery`: a break reminder after every this many trials. */
   breakEvery?: number;
+  /** study.yaml `comments: true`: the completion screen offers a comments box. */
+  comments?: boolean;
 }
 
 /** Starts e2e/support/serve.ts in its own process and waits for its address. */
@@ -52,6 +54,7 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
     '--screening', o.screening ?? 'none',
     '--language', o.language ?? 'en',
     ...(o.breakEvery ? ['--break-every', String(o.breakEvery)] : []),
+    ...(o.comments ? ['--comments'] : []),
   ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -264,4 +264,13 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'end-of-study comments',
+    sql: `
+      -- What a listener chose to tell the researchers when they finished (study.yaml comments: true); exported in
+      -- listeners.csv. NULL: none given.
+      ALTER TABLE listeners ADD COLUMN comments TEXT;
+    `,
+  },
 ];

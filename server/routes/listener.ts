@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  ProblemBody, ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyId, StudyIntro, VoteAck, VoteBody,
+  CommentsAck, CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyId, StudyIntro, VoteAck, VoteBody,
 } from '../contract';
 import { HttpError, conflict, notFound } from '../errors';
 import { StudyFullError } from '../../studies/design';
@@ -9,7 +9,7 @@ import { ParticipantMismatchError, hashSessionToken } from '../store/sessions';
 
 const unknownStudy = () => notFound('unknown_study', 'no such study');
 
-/** The listener API: study intro, session start, state, votes and the headphone screening. */
+/** The listener API: study intro, session start, state, votes, skipped clips, the headphone screening and end-of-study comments. */
 export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
   // Session routes are limited per client address and per session token.
   const perIp = (r: { ip: string }) => r.ip;
@@ -86,6 +86,20 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
       const { listener, study } = request.session!;
       app.store.trialProblems.report(listener, request.body, study.definition.completion.code);
       return app.store.sessions.state(listener, study);
+    },
+  );
+
+  app.post(
+    '/api/session/comments',
+    {
+      onRequest: [app.limitRate('votesPerSession', perSession), app.requireSession],
+      schema: { body: CommentsBody, response: { 200: CommentsAck } },
+    },
+    async (request) => {
+      const { listener, study } = request.session!;
+      if (!study.definition.comments) throw conflict('comments_not_asked', 'this study does not ask for comments');
+      app.store.sessions.saveComments(listener, request.body.text);
+      return { saved: true as const };
     },
   );
 

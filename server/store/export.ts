@@ -39,6 +39,8 @@ export interface ExportListener {
   /** the link parameters recorded at session start (only those the study keeps) */
   external: Record<string, string>;
   completion_code: string | null;
+  /** end-of-study comments, when the study asks for them and the listener gave some */
+  comments: string | null;
 }
 export interface ExportRows {
   studyId: string;
@@ -77,8 +79,8 @@ export function exportRepository(db: Db) {
   const judgeScores = db.prepare<[string], ExportJudgeScore>(`
     SELECT utterance_id, system, judge, run, score FROM study_judge_scores
     WHERE study_id = ? ORDER BY utterance_id, system, judge, run`);
-  const listeners = db.prepare<[string], { id: string; created_at: string; completed_at: string | null; screening: string | null; external: string; completion_code: string | null }>(`
-    SELECT id, created_at, completed_at, screening, external, completion_code FROM listeners
+  const listeners = db.prepare<[string], { id: string; created_at: string; completed_at: string | null; screening: string | null; external: string; completion_code: string | null; comments: string | null }>(`
+    SELECT id, created_at, completed_at, screening, external, completion_code, comments FROM listeners
     WHERE study_id = ? ORDER BY created_at, rowid`);
   const definition = db.prepare<[string], { definition: string }>('SELECT definition FROM studies WHERE id = ?');
   return {
@@ -96,6 +98,7 @@ export function exportRepository(db: Db) {
           screening: screeningOutcome(l.screening),
           external: JSON.parse(l.external) as Record<string, string>,
           completion_code: l.completion_code,
+          comments: l.comments,
         })),
       }),
     ),

@@ -100,6 +100,7 @@ export function sessionRepository(db: Db) {
            (SELECT count(*) FROM votes WHERE listener_id = ?) AS voted,
            (SELECT count(*) FROM trial_problems WHERE listener_id = ?) AS skipped`);
   const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
+  const saveComments = db.prepare('UPDATE listeners SET comments = ? WHERE id = ?');
   const screeningOf = db.prepare<[string], { screening: string | null; voted: 0 | 1 }>(
     'SELECT screening, EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id) AS voted FROM listeners l WHERE id = ?',
   );
@@ -181,6 +182,15 @@ export function sessionRepository(db: Db) {
      * the first vote, is refused (a listener who failed cannot retake it until they pass). A
      * study asking for both checks stores both: `passed` is true only when every one passed.
      */
+    /**
+     * A finished listener's end-of-study comments; sending again replaces them (the box stays
+     * editable on the completion screen).
+     */
+    saveComments(listener: ListenerRow, text: string): void {
+      const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
+      if (total === 0 || voted + skipped < total) throw conflict('not_finished', 'comments are asked for once every trial is answered');
+      saveComments.run(text, listener.id);
+    },
     recordScreening: db.transaction((listenerId: string, screening: ScreeningBody): void => {
       const { screening: stored, voted } = screeningOf.get(listenerId)!;
       const previous: StoredScreening[] = stored === null ? [] : ((p: StoredScreening) => p.results ?? [p])(JSON.parse(stored));

@@ -19,6 +19,7 @@ const ServedDefinition = z.object({
   linkParameters: z.array(z.string()).default([]),
   design: z.object({ itemsPerListener: z.number().int().positive().optional() }).default({}),
   breakEvery: z.number().int().positive().optional(),
+  comments: z.boolean().default(false),
   completion: z
     .object({
       code: z.string().nullable().default(null),
@@ -138,6 +139,7 @@ export function studyRepository(db: Db) {
         linkParameters: d.linkParameters,
         estimate: estimate(study),
         breakEvery: d.breakEvery ?? null,
+        comments: d.comments,
       };
     },
   };

@@ -344,6 +344,12 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       detail: oddString.map((s) => s + 'x'.repeat(300)),
       clientTs: fc.constantFrom('yesterday', 5),
     }).map((body) => ({ path: '/api/session/problems', body: json(body), headers: jsonHeaders(listenerToken) })) },
+    // The fuzz study asks for no comments, and no fuzz session has finished: nothing is ever stored.
+    { route: 'POST /api/session/comments', shots: fc.oneof(
+      fc.oneof(notAString, fc.constant(''), fc.constant('   '), fc.integer({ min: 2001, max: 2100 }).map((n) => 'x'.repeat(n)))
+        .map((text) => ({ path: '/api/session/comments', body: json({ text }), headers: jsonHeaders(listenerToken) })),
+      oddString.map((s) => ({ path: '/api/session/comments', body: json({ text: `${s}x` }), headers: jsonHeaders(listenerToken) })),
+    ) },
     { route: 'GET /api/studies/:study/intro', shots: fc.oneof(badSegment, unknownStudy, fc.constant(DRAFT)).map((s) => ({ path: `/api/studies/${s}/intro`, headers: {} })) },
     { route: 'GET /api/session', shots: oddString.map((s) => ({ path: '/api/session', headers: { authorization: `Bearer ${enc(s)}z` } })) },
 

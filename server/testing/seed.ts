@@ -46,6 +46,8 @@ export interface SeedOptions {
   screening?: 'antiphase' | 'huggins' | 'both';
   design?: StudyDefinitionInput['design'];
   linkParameters?: string[];
+  /** Offer the end-of-study comments box. */
+  comments?: boolean;
 }
 
 export interface SeededStudy {
@@ -142,6 +144,7 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       targetListeners: 15,
       completion: { code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' },
       linkParameters: options.linkParameters ?? ['PROLIFIC_PID', 'STUDY_ID'],
+      comments: options.comments ?? false,
     } satisfies StudyDefinitionInput);
     db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
       study, definition.title, options.status ?? 'open', JSON.stringify(definition), now, now,

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assignTrials } from './design';
-import { setStudyStatus, StudyLockedError } from './build';
+import { newItemId, setStudyStatus, StudyLockedError } from './build';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
 import { StudyDefinitionError } from './parse';
 import { readStudyDefinition, studyIntro } from './settings';
@@ -267,5 +267,15 @@ describe('status and run-time settings', () => {
     const intro = studyIntro('pilot', 'open', definition);
     expect(intro).toMatchObject({ study: 'pilot', linkParameters: ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID'], listening: { mode: 'seconds', seconds: 3 } });
     expect(JSON.stringify(intro)).not.toMatch(/oracle|alpha|metaset/);
+  });
+});
+
+describe('newItemId', () => {
+  it('mints 16-character base64url ids that never start with a character a spreadsheet reads as a formula', () => {
+    const ids = Array.from({ length: 20_000 }, newItemId);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]{15}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Without the rule about 1 in 32 ids would start with - or _: the draw above would have met hundreds.
+    expect(ids.filter((id) => /[-_]/.test(id[1])).length).toBeGreaterThan(300);
   });
 });

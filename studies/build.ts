@@ -304,6 +304,18 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
   return { items, sampler, judgeScores: manifest.scoresOf(items) };
 }
 
+/**
+ * A new item's opaque id: 16 base64url characters that never start with `-` or `_`. Exports write
+ * text that starts with `-` with a leading quote so spreadsheets cannot run it (analysis/csv.ts);
+ * an id must reach items.csv and votes.csv exactly as the database holds it.
+ */
+export function newItemId(): string {
+  for (;;) {
+    const id = randomBytes(12).toString('base64url');
+    if (/^[A-Za-z0-9]/.test(id)) return id;
+  }
+}
+
 export class StudyLockedError extends Error {
   constructor(studyId: string, votes: number) {
     super(
@@ -377,7 +389,7 @@ function insertItems(db: Db, studyId: string, items: readonly PlannedItem[]): vo
   );
   // Opaque: random, so an id says nothing about the clip, the systems or the item's kind.
   items.forEach((item, seq) =>
-    insert.run(randomBytes(12).toString('base64url'), studyId, seq, item.kind, item.utteranceId, item.clipId, item.systemA, item.systemB, item.captionA, item.captionB, item.expected),
+    insert.run(newItemId(), studyId, seq, item.kind, item.utteranceId, item.clipId, item.systemA, item.systemB, item.captionA, item.captionB, item.expected),
   );
 }
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { corporaList } from '../studies/roots';
-import type { Synchronous } from './db/open';
+import type { Synchronous } from '../db/open';
 
 /** Server configuration: flags override environment variables, which override defaults. */
 export const ConfigSchema = z.object({

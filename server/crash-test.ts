@@ -19,7 +19,7 @@ import Database from 'better-sqlite3';
 import { buildApp } from './app';
 import { databaseFile } from './config';
 import type { VoteBody } from './contract';
-import { openDatabase } from './db/open';
+import { openDatabase } from '../db/open';
 import { hashSessionToken } from './store/sessions';
 import { chosenCaption } from './store/votes';
 import { seedStudy } from './testing/seed';

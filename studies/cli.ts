@@ -12,7 +12,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFromEnv, databaseFile } from '../server/config';
-import { openDatabase, type Db } from '../server/db/open';
+import { openDatabase, type Db } from '../db/open';
 import { studyRepository } from '../server/store/studies';
 import { setStudyStatus } from './build';
 import { describeError, describeMaterial, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from './load';

@@ -11,7 +11,7 @@ import { writeWav, sine } from '../audio-manifest/test/audio';
 import { importRavdess } from '../audio-manifest/ravdess';
 import { importVoxreasonFile, describePlan } from '../audio-manifest/voxreason';
 import { bundleFiles } from '../server/bundle';
-import { openDatabase, type Db } from '../server/db/open';
+import { openDatabase, type Db } from '../db/open';
 import { exportRepository } from '../server/store/export';
 import { setStudyStatus } from './build';
 import { assignTrials } from './design';

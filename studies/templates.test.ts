@@ -18,7 +18,7 @@ import { sine, writeWav } from '../audio-manifest/test/audio';
 import { buildApp } from '../server/app';
 import { writeStudyBundle } from '../server/bundle';
 import { databaseFile } from '../server/config';
-import { openDatabase, type Db } from '../server/db/open';
+import { openDatabase, type Db } from '../db/open';
 import { exportRepository } from '../server/store/export';
 import { call, voteFor } from '../server/testing/client';
 import { salientAttributes, type Labels } from './attention';

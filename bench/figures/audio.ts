@@ -9,7 +9,7 @@ import { prepareStudyAudio, recordStudyAudio } from '../../audio-manifest/served
 import { writeStudy } from '../../studies/build';
 import { StudyDefinition, type StudyDefinitionInput } from '../../studies/schema';
 import { databaseFile } from '../../server/config';
-import { openDatabase } from '../../server/db/open';
+import { openDatabase } from '../../db/open';
 import { startBenchServer } from '../lib/child';
 import { tempDir, writeRavdessCorpus } from '../lib/corpus';
 import { judge, median, type Figure } from '../lib/figure';

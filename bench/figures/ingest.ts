@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { sine, wavBytes } from '../../audio-manifest/test/audio';
 import { databaseFile } from '../../server/config';
 import { StartSessionReply, type VoteBody } from '../../server/contract';
-import { openDatabase } from '../../server/db/open';
+import { openDatabase } from '../../db/open';
 import { setStudyStatus } from '../../studies/build';
 import { loadStudyDir } from '../../studies/load';
 import { startBenchServer } from '../lib/child';

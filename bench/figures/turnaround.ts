@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import { chromiumLaunch } from '../../playwright.config';
 import { databaseFile } from '../../server/config';
-import { openDatabase } from '../../server/db/open';
+import { openDatabase } from '../../db/open';
 import { setStudyStatus } from '../../studies/build';
 import { loadStudyDir } from '../../studies/load';
 import { root, startBenchServer } from '../lib/child';

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { configFromEnv, databaseFile } from '../config';
-import { openDatabase } from '../db/open';
+import { openDatabase } from '../../db/open';
 import { accessTokenRepository } from '../store/access-tokens';
 
 const Role = z.enum(['researcher', 'analyst']);

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { writeStudyBundle } from '../bundle';
 import { configFromEnv, databaseFile } from '../config';
 import { StudyId } from '../contract';
-import { openDatabase } from '../db/open';
+import { openDatabase } from '../../db/open';
 import { exportRepository } from '../store/export';
 import { studyRepository } from '../store/studies';
 

@@ -25,10 +25,6 @@ export const ConfigSchema = z.object({
 });
 export type Config = z.infer<typeof ConfigSchema> & { synchronous: Synchronous };
 
-export function databaseFile(config: Pick<Config, 'dataDir'>): string {
-  return resolve(config.dataDir, 'earmark.db');
-}
-
 export function configFromEnv(argv: string[] = process.argv.slice(2), env = process.env): Config {
   const flag = (name: string): string | undefined => {
     const i = argv.indexOf(`--${name}`);

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from './cli';
+import { main } from '../server/cli/study';
 import { seedManifest, tempDb, type TempDb } from './test-support';
 
 let t: TempDb;

@@ -15,7 +15,7 @@ import { openDatabase, type Db } from '../db/open';
 import { exportRepository } from '../server/store/export';
 import { setStudyStatus } from './build';
 import { assignTrials } from './design';
-import { main } from './cli';
+import { main } from '../server/cli/study';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
 import { readMaterial } from './material';
 import { insertListener, rowCounts, voteAll } from './test-support';

@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { databaseFile } from '../server/config';
-import { openDatabase } from '../server/db/open';
+import { databaseFile, openDatabase } from '../db/open';
 import { listClips, showClip } from './clips';
 import { importDemo } from './demo';
 import { importJudgeFile } from './judge';

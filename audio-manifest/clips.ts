@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import type { AudioFacts, Peaks } from './decode';
 import { clipId, installationSecret } from './ids';
 import { DecodePool } from './pool';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { importJudgeFile } from './judge';
 import { importMetasetFile } from './metaset';
 import { ImportReport } from './report';

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 
 const SECRET_KEY = 'clip_id_secret';
 

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { describeIssue } from './metaset';
 import { ImportReport } from './report';
 

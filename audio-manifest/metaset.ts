@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { importClips, type ClipCandidate } from './clips';
 import type { CorpusImportOptions } from './ravdess';
 import { ImportReport } from './report';

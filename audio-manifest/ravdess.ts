@@ -1,5 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { importClips, type ClipCandidate } from './clips';
 import { ImportReport } from './report';
 import { posixRelative, walkFiles } from './walk';

@@ -9,7 +9,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { AudioError, decode, peaks, rmsDbfs, type Peaks } from './decode';
 import { installationSecret } from './ids';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { importClips, type ClipCandidate } from './clips';
 import type { CorpusImportOptions } from './ravdess';
 import { ImportReport } from './report';

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { sha256Hex } from './decode';
 import type { Failure } from './report';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { describeIssue } from './metaset';
 import { ImportReport } from './report';
 

@@ -271,7 +271,7 @@ test('one home for studies: drafts survive a reload, an upload never replaces a 
   // The study, not built yet, is in the studio's list and in `npm run study -- list`.
   await page.goto(`${server.url}/studio`);
   await expect(page.getByTestId('study-list').locator('tr', { hasText: 'home-e2e' })).toContainText('not built');
-  const listed = execFileSync(process.execPath, ['--import', 'tsx', 'studies/cli.ts', 'list', '--data', server.dataDir], { cwd: root, encoding: 'utf8' });
+  const listed = execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/study.ts', 'list', '--data', server.dataDir], { cwd: root, encoding: 'utf8' });
   expect(listed).toContain(`home-e2e\tnot built\t\t${join(server.dataDir, 'studies', 'home-e2e')}`);
   expect(problems).toEqual([]);
 });

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { databaseFile, type Config } from './config';
+import { databaseFile } from '../db/open';
+import type { Config } from './config';
 import { audioPlugin } from './plugins/audio';
 import { authPlugin } from './plugins/auth';
 import { connectionsPlugin, defaultConnectionLimits, serverTimeouts, type ConnectionLimits } from './plugins/connections';

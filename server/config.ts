@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { corporaList } from '../studies/roots';
-import type { Synchronous } from './db/open';
+import type { Synchronous } from '../db/open';
 
 /** Server configuration: flags override environment variables, which override defaults. */
 export const ConfigSchema = z.object({
@@ -24,10 +24,6 @@ export const ConfigSchema = z.object({
   trustProxy: z.union([z.boolean(), z.string().min(1)]),
 });
 export type Config = z.infer<typeof ConfigSchema> & { synchronous: Synchronous };
-
-export function databaseFile(config: Pick<Config, 'dataDir'>): string {
-  return resolve(config.dataDir, 'earmark.db');
-}
 
 export function configFromEnv(argv: string[] = process.argv.slice(2), env = process.env): Config {
   const flag = (name: string): string | undefined => {

@@ -9,7 +9,7 @@ import { describeRules } from '../analysis/exclusion';
 import type { Report } from '../analysis/report';
 import { analyzeStudy, resolveSettings } from '../analysis/study-settings';
 import { liveBundle } from './bundle';
-import type { Db } from './db/open';
+import type { Db } from '../db/open';
 import type { Dashboard } from './contract';
 import { exportRepository, type ExportRows } from './store/export';
 import { liveRepository } from './store/live';

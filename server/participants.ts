@@ -5,7 +5,7 @@
  * parameters and progress and words the decision.
  */
 import { csvLines } from '../analysis/csv';
-import type { Db } from './db/open';
+import type { Db } from '../db/open';
 import type { ParticipantRow } from './contract';
 import { liveReport } from './live-report';
 import { liveRepository } from './store/live';

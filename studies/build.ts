@@ -6,7 +6,7 @@
  * them is refused, with the advice to clone the study instead.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { generateAttentionChecks, type AttentionCandidate, type Labels } from './attention';
 import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
 import { createRandom } from './random';

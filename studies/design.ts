@@ -17,7 +17,7 @@
  * the holds of answering listeners reach r. At the tail of a study this may admit a listener
  * or two more than strictly needed (an item over-rated), never turn a real one away.
  */
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { orderTrials } from './attention';
 import { createRandom } from './random';
 import { StudyDefinition } from './schema';

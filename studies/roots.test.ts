@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../server/db/open';
+import { openDatabase } from '../db/open';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
 import { confine, corporaList, readSourceText, SOURCE_FILE_LIMIT } from './roots';
 

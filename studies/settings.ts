@@ -4,7 +4,7 @@
  * export's study.json (server/bundle.ts).
  */
 import type { ListeningRequirement, StudyIntro } from '../server/contract';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { StudyDefinition } from './schema';
 
 /** The stored, validated definition of a built study. */

@@ -6,7 +6,7 @@
  * so a test or the server can pass other importers.
  */
 import { isAbsolute, resolve } from 'node:path';
-import type { Db } from '../server/db/open';
+import type { Db } from '../db/open';
 import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
 import { confine, expandPattern, SourceRefusal } from './roots';
 import type { StudySource } from './schema';

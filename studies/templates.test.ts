@@ -17,13 +17,12 @@ import { analyze } from '../analysis/report';
 import { sine, writeWav } from '../audio-manifest/test/audio';
 import { buildApp } from '../server/app';
 import { writeStudyBundle } from '../server/bundle';
-import { databaseFile } from '../server/config';
-import { openDatabase, type Db } from '../server/db/open';
+import { databaseFile, openDatabase, type Db } from '../db/open';
 import { exportRepository } from '../server/store/export';
 import { call, voteFor } from '../server/testing/client';
 import { salientAttributes, type Labels } from './attention';
 import { setStudyStatus } from './build';
-import { main } from './cli';
+import { main } from '../server/cli/study';
 import { loadStudyDir, type BuildSummary } from './load';
 import { StudyDefinition } from './schema';
 

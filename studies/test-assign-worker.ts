@@ -1,5 +1,5 @@
 /** Child process for the concurrency test: starts `count` listener sessions against a shared database file. */
-import { openDatabase } from '../server/db/open';
+import { openDatabase } from '../db/open';
 import { assignTrials } from './design';
 
 const [file, studyId, prefix, count] = process.argv.slice(2);

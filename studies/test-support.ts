@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { writeTestWav } from '../server/testing/seed';
-import { openDatabase, type Db } from '../server/db/open';
+import { openDatabase, type Db } from '../db/open';
 import { createRandom } from './random';
 import { StudyDefinition, type StudyDefinitionInput } from './schema';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../../server/db/open';
+import { openDatabase, type Db } from '../../db/open';
 
 /** A fresh temporary folder with a real SQLite manifest in it; call cleanup() when done. */
 export function tempManifest(): { dir: string; db: Db; cleanup: () => void } {

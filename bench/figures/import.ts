@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importRavdess } from '../../audio-manifest';
-import { openDatabase } from '../../server/db/open';
+import { openDatabase } from '../../db/open';
 import { removeTemp, tempDir, writeRavdessCorpus } from '../lib/corpus';
 import { judge, type Figure } from '../lib/figure';
 import type { BenchOptions } from './options';

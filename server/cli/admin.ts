@@ -5,8 +5,8 @@
  * Works on the data directory of configFromEnv (--data / EARMARK_DATA), also while the server runs.
  */
 import { z } from 'zod';
-import { configFromEnv, databaseFile } from '../config';
-import { openDatabase } from '../db/open';
+import { configFromEnv } from '../config';
+import { databaseFile, openDatabase } from '../../db/open';
 import { accessTokenRepository } from '../store/access-tokens';
 
 const Role = z.enum(['researcher', 'analyst']);

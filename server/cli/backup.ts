@@ -1,7 +1,8 @@
 /** npm run backup -- <file | folder/> [--data <dir>]: an online, consistent copy of the study database. */
 import { resolve } from 'node:path';
 import { backupDatabase, backupTarget } from '../backup';
-import { configFromEnv, databaseFile } from '../config';
+import { databaseFile } from '../../db/open';
+import { configFromEnv } from '../config';
 
 const args = process.argv.slice(2);
 const target = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));

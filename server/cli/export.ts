@@ -1,9 +1,9 @@
 /** npm run export -- <study> <dir>: writes items.csv, votes.csv, judge_scores.csv, listeners.csv, study.json (analysis-spec §1). */
 import { resolve } from 'node:path';
 import { writeStudyBundle } from '../bundle';
-import { configFromEnv, databaseFile } from '../config';
+import { configFromEnv } from '../config';
 import { StudyId } from '../contract';
-import { openDatabase } from '../db/open';
+import { databaseFile, openDatabase } from '../../db/open';
 import { exportRepository } from '../store/export';
 import { studyRepository } from '../store/studies';
 

@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
 import type { VoteAck } from '../contract';
-import { GroupCommit } from '../db/group-commit';
-import { openDatabase, type Db } from '../db/open';
-import { startVoteWriter } from '../db/vote-writer';
+import { GroupCommit } from '../../db/group-commit';
+import { openDatabase, type Db } from '../../db/open';
+import { startVoteWriter } from '../store/vote-writer';
 import { accessTokenRepository } from '../store/access-tokens';
 import { clipRepository } from '../store/clips';
 import { exportRepository } from '../store/export';

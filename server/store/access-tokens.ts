@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 
 export type Role = 'researcher' | 'analyst';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 import { servedAudioDir } from '../../audio-manifest/served';
 
 /** A clip as listeners receive it: the study's normalised copy, never the corpus file. */

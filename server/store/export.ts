@@ -1,4 +1,4 @@
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 import { StudyDefinition } from '../../studies/schema';
 
 export interface ExportItem {

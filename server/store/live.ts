@@ -1,4 +1,4 @@
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 import { screeningOutcome } from './export';
 import { toTrial } from './sessions';
 import type { Trial } from '../contract';

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 import { UPCOMING_TRIALS, type ScreeningBody, type SessionState, type Trial } from '../contract';
 import type { StudyRow } from './studies';
 import { conflict } from '../errors';

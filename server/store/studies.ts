@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 import { Language, ListeningRequirement, Screening, type StudyIntro } from '../contract';
 
 export type StudyStatus = StudyIntro['status'];

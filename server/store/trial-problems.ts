@@ -1,4 +1,4 @@
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 import type { ProblemBody } from '../contract';
 import { HttpError, conflict } from '../errors';
 import type { ListenerRow } from './sessions';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 import type { VoteAck, VoteBody } from '../contract';
 import { conflict } from '../errors';
 import type { ListenerRow } from './sessions';

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
-import { databaseFile } from '../config';
-import { openDatabase } from '../db/open';
+import { databaseFile, openDatabase } from '../../db/open';
 import { setStudyStatus } from '../../studies/build';
 
 let server: TestServer;

@@ -18,7 +18,7 @@ let server: TestServer;
 let researcher: string;
 const api = (path: string, init: Parameters<typeof call>[1] = {}) => call(`${server.url}${path}`, { token: researcher, ...init });
 const studyCli = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'studies', 'cli.ts'), ...args, '--data', server.dataDir], { cwd: ROOT, encoding: 'utf8' });
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli', 'study.ts'), ...args, '--data', server.dataDir], { cwd: ROOT, encoding: 'utf8' });
 const demoYaml = () => readFileSync(join(DEMO, 'study.yaml'), 'utf8').replaceAll('audioRoot: audio', `audioRoot: ${join(DEMO, 'audio')}`);
 const upload = (study: string, kind: 'captions' | 'judges', name: string, content: string, replace?: boolean) =>
   api(`/api/studio/studies/${study}/files`, { body: { kind, name, content, ...(replace === undefined ? {} : { replace }) } });

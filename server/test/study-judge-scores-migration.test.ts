@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { migrations } from '../db/migrations';
-import { openDatabase } from '../db/open';
+import { migrations } from '../../db/migrations';
+import { openDatabase } from '../../db/open';
 import { exportRepository } from '../store/export';
 import { StudyDefinition } from '../../studies/schema';
 

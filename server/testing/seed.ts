@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wavefile from 'wavefile';
-import type { Db } from '../db/open';
+import type { Db } from '../../db/open';
 import { StudyDefinition, type StudyDefinitionInput } from '../../studies/schema';
 import type { StudyStatus } from '../store/studies';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../app';
 import type { Config } from '../config';
-import type { Synchronous } from '../db/open';
+import type { Synchronous } from '../../db/open';
 import { seedStudy, type SeedOptions, type SeededStudy } from './seed';
 
 export interface TestServer {

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from './cli';
-import { seedManifest, tempDb, type TempDb } from './test-support';
+import { main } from '../cli/study';
+import { seedManifest, tempDb, type TempDb } from '../../studies/test-support';
 
 let t: TempDb;
 afterEach(() => {

@@ -11,15 +11,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configFromEnv, databaseFile } from '../server/config';
-import { openDatabase, type Db } from '../server/db/open';
-import { studyRepository } from '../server/store/studies';
-import { setStudyStatus } from './build';
-import { describeError, describeMaterial, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from './load';
-import { formatSamplerSummary } from './sampler';
+import { databaseFile, openDatabase, type Db } from '../../db/open';
+import { setStudyStatus } from '../../studies/build';
+import { describeError, describeMaterial, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from '../../studies/load';
+import { formatSamplerSummary } from '../../studies/sampler';
+import { configFromEnv } from '../config';
+import { studyRepository } from '../store/studies';
 
 const USAGE = 'usage: npm run study -- list | validate|build|open|pause|close|export <name> [--data <data dir>] [--corpora <dir>:<dir>]';
-const STUDIES_DIR = fileURLToPath(new URL('.', import.meta.url));
+const STUDIES_DIR = fileURLToPath(new URL('../../studies/', import.meta.url));
 
 function folderOf(name: string, dataDir: string): string {
   const home = join(dataDir, 'studies', name);
@@ -46,7 +46,7 @@ function listStudies(db: Db, dataDir: string): void {
 
 /** The bundle is written by the server's exporter (server/cli/export.ts); this runs that same command. */
 function exportBundle(studyId: string, dir: string | undefined, argv: string[]): number {
-  const exporter = fileURLToPath(new URL('../server/cli/export.ts', import.meta.url));
+  const exporter = fileURLToPath(new URL('./export.ts', import.meta.url));
   if (!dir) {
     console.error(USAGE.replace('<name>', '<name> <dir>'));
     return 2;

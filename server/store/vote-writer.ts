@@ -1,9 +1,9 @@
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { VoteAck } from '../contract';
 import { HttpError } from '../errors';
-import { voteRepository, type VoteInput } from '../store/votes';
-import { batchCommitter, type Outcome } from './group-commit';
-import { openDatabase, type Synchronous } from './open';
+import { voteRepository, type VoteInput } from './votes';
+import { batchCommitter, type Outcome } from '../../db/group-commit';
+import { openDatabase, type Synchronous } from '../../db/open';
 
 interface WriterData {
   voteWriter: { file: string; synchronous: Synchronous };

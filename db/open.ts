@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { migrations } from './migrations';
 
 export type Db = Database.Database;
@@ -10,6 +10,11 @@ export interface OpenOptions {
   /** FULL by default: an acknowledged vote must survive power loss, not only a process crash. */
   synchronous?: Synchronous;
   readonly?: boolean;
+}
+
+/** The database file of a data directory. */
+export function databaseFile(config: { dataDir: string }): string {
+  return resolve(config.dataDir, 'earmark.db');
 }
 
 /** Opens (creating if needed) an Earmark SQLite file in WAL mode and migrates it to the latest version. */

@@ -1,0 +1,44 @@
+/**
+ * The lint rule of eslint.config.js (run by `npm test`) refuses imports against the layers —
+ * db ← audio-manifest ← studies ← server, client → contract, analysis alone — and lets the
+ * allowed ones through. Snippets are linted as if they sat in each (existing) folder — the
+ * resolver looks for the imported file from there; nothing is written.
+ */
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const eslint = new ESLint({ cwd: root });
+
+async function boundaryErrors(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, file) });
+  expect(result.messages.filter((m) => m.fatal)).toEqual([]);
+  return result.messages.filter((m) => m.ruleId === 'import/no-restricted-paths').map((m) => m.message);
+}
+
+describe('imports run one way', () => {
+  it.each([
+    ['studies/x.ts', "import { buildApp } from '../server/app';\nexport const app = buildApp;"],
+    ['studies/templates/x.ts', "import type { VoteInput } from '../../server/store/votes';\nexport type V = VoteInput;"],
+    ['audio-manifest/x.ts', "import type { StudyDefinition } from '../studies/schema';\nexport type S = StudyDefinition;"],
+    ['db/x.ts', "export { migrations } from './migrations';\nexport { StudyId } from '../server/contract';"],
+    ['analysis/x.ts', "import { openDatabase } from '../db/open';\nexport const open = openDatabase;"],
+    ['client/x.tsx', "import { salientAttributes } from '../studies/attention';\nexport const A = () => <p>{String(salientAttributes)}</p>;"],
+    ['client/lib/x.ts', "import type { Config } from '../../server/config';\nexport type C = Config;"],
+  ])('refuses an upward import in %s', async (file, code) => {
+    const errors = await boundaryErrors(file, code);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/Unexpected path/);
+  });
+
+  it.each([
+    ['studies/x.ts', "import { StudyId } from '../server/contract';\nimport type { Db } from '../db/open';\nimport { clipId } from '../audio-manifest/ids';\nexport const all = [StudyId, clipId] as const;\nexport type D = Db;"],
+    ['audio-manifest/x.ts', "import type { Db } from '../db/open';\nexport type D = Db;"],
+    ['server/x.ts', "import { loadStudyDir } from '../studies/load';\nimport { analyze } from '../analysis/report';\nexport const both = [loadStudyDir, analyze];"],
+    ['client/x.tsx', "import type { Trial } from '../server/contract';\nexport const T = (p: { trial: Trial }) => <p>{p.trial.kind}</p>;"],
+  ])('lets a downward import in %s through', async (file, code) => {
+    expect(await boundaryErrors(file, code)).toEqual([]);
+  });
+});

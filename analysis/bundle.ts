@@ -3,7 +3,7 @@ import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse';
 import { z } from 'zod';
-import { cellText, csvLines, restoreText } from './csv';
+import { cellText, CSV_PARSE_OPTIONS, CsvSplitter, csvLines, NeedsFullParser, restoreText } from './csv';
 import { StudySettings } from './study-settings';
 
 /**
@@ -245,6 +245,32 @@ const listenerRow = z.object({
   screening: z.enum(['passed', 'failed', ''], { error: 'must be passed, failed or empty' }),
 });
 
+/*
+ * A million rows through zod cost more than reading them, so the two largest files are checked
+ * first by hand: a row these accept is exactly what voteRow / scoreRow would make of it (ids
+ * trimmed and not empty, sides a or b, a finite score); any other row goes through the schema,
+ * which gives its refusal.
+ */
+function plainVote(row: Record<string, string>): z.output<typeof voteRow> | null {
+  const { first, chosen } = row;
+  const item_id = typeof row.item_id === 'string' ? row.item_id.trim() : '';
+  const listener_id = typeof row.listener_id === 'string' ? row.listener_id.trim() : '';
+  if (item_id === '' || listener_id === '' || (first !== 'a' && first !== 'b') || (chosen !== 'a' && chosen !== 'b')) return null;
+  return { item_id, listener_id, first, chosen };
+}
+
+function plainScore(row: Record<string, string>): JudgeScore | null {
+  const text = (column: string) => (typeof row[column] === 'string' ? row[column].trim() : '');
+  const utterance_id = text('utterance_id');
+  const system = text('system');
+  const judge = text('judge');
+  const run = text('run');
+  const scoreText = text('score');
+  const score = Number(scoreText);
+  if (utterance_id === '' || system === '' || judge === '' || run === '' || scoreText === '' || !Number.isFinite(score)) return null;
+  return { utterance_id, system, judge, run, score };
+}
+
 const COLUMNS = {
   'items.csv': ['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected'],
   'votes.csv': ['item_id', 'listener_id', 'first', 'chosen'],
@@ -483,16 +509,24 @@ function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<st
       builder.addItem(item, line);
     },
     'votes.csv': (row, line) => {
-      const r = voteRow.safeParse(row);
-      if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
+      let vote = plainVote(row);
+      if (!vote) {
+        const r = voteRow.safeParse(row);
+        if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
+        vote = r.data;
+      }
       const facts = parseFacts(row, line);
       if (facts instanceof BundleError) return builder.reject(facts);
-      builder.addVote(r.data, line, facts);
+      builder.addVote(vote, line, facts);
     },
     'judge_scores.csv': (row, line) => {
-      const r = scoreRow.safeParse(row);
-      if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
-      builder.addJudgeScore(r.data);
+      let score = plainScore(row);
+      if (!score) {
+        const r = scoreRow.safeParse(row);
+        if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
+        score = r.data;
+      }
+      builder.addJudgeScore(score);
     },
     'listeners.csv': (row, line) => {
       const r = listenerRow.safeParse(row);
@@ -565,6 +599,17 @@ function zodError(file: BundleFile, line: number, error: z.ZodError, columns: re
 
 /** Reads and validates a bundle directory. Throws BundleError on the first bad row unless skipInvalid. */
 export async function readBundle(dir: string, options: ReadBundleOptions = {}): Promise<Bundle> {
+  try {
+    return await readBundleWith(dir, options, true);
+  } catch (e) {
+    // Rows already handed to the builder may have been split wrongly: start again, all through csv-parse.
+    if (e instanceof NeedsFullParser) return readBundleWith(dir, options, false);
+    throw e;
+  }
+}
+
+/** readBundle, with each CSV file split by CsvSplitter (`fast`) or by csv-parse alone. */
+async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boolean): Promise<Bundle> {
   // study.json first: its rating scale checks items.csv and ratings.csv.
   const studyFile = join(dir, 'study.json');
   const study = existsSync(studyFile) ? parseStudyJson(await readFile(studyFile, 'utf8')) : null;
@@ -572,20 +617,22 @@ export async function readBundle(dir: string, options: ReadBundleOptions = {}): 
   if (study) builder.setStudy(study);
   if (existsSync(join(dir, 'ratings.csv'))) builder.expectRatings();
   const handle = rowHandlers(builder);
-  await readCsv(dir, 'items.csv', builder, handle['items.csv']);
-  await readCsv(dir, 'votes.csv', builder, handle['votes.csv'], VOTE_FACTS);
-  await readCsv(dir, 'judge_scores.csv', builder, handle['judge_scores.csv']);
+  const read = (file: BundleFile, optional?: readonly string[] | 'all') => readCsv(dir, file, builder, handle[file], optional, fast);
+  await read('items.csv');
+  await read('votes.csv', VOTE_FACTS);
+  await read('judge_scores.csv');
   if (existsSync(join(dir, 'listeners.csv'))) {
     builder.hasListeners();
-    await readCsv(dir, 'listeners.csv', builder, handle['listeners.csv'], 'all');
+    await read('listeners.csv', 'all');
   }
-  if (builder.hasRatings) await readCsv(dir, 'ratings.csv', builder, handle['ratings.csv']);
+  if (builder.hasRatings) await read('ratings.csv');
   return builder.build();
 }
 
 /**
  * Streams one CSV file into `onRow` with the required columns and, of the `optional` ones, those
- * the header has ('all': every column). Fields come back as exported (restoreText).
+ * the header has ('all': every column). Fields come back as exported (restoreText). `fast` splits
+ * the lines with CsvSplitter, which throws NeedsFullParser where only csv-parse reads them exactly.
  */
 async function readCsv(
   dir: string,
@@ -593,6 +640,7 @@ async function readCsv(
   builder: BundleBuilder,
   onRow: (row: Record<string, string>, line: number) => unknown,
   optional: readonly string[] | 'all' = [],
+  fast: boolean,
 ): Promise<void> {
   const path = join(dir, file);
   if (!existsSync(path)) throw new BundleError(file, 0, null, `missing file (expected ${path})`, 'missing file');
@@ -604,36 +652,46 @@ async function readCsv(
   let header: string[] | null = null;
   let columns: string[] = [];
   let index: number[] = [];
-  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
+  const take = (fields: string[]) => {
+    record++;
+    if (!header) {
+      header = fields.map((h) => h.trim());
+      const missing = required.filter((c) => !header!.includes(c));
+      if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
+      columns = optional === 'all' ? header : [...required, ...optional.filter((c) => header!.includes(c))];
+      index = columns.map((c) => header!.indexOf(c));
+      return;
+    }
+    if (fields.length !== header.length) {
+      builder.reject(new BundleError(file, record, null, `has ${fields.length} fields, the header has ${header.length}`, 'wrong number of fields'));
+      return;
+    }
+    const row: Record<string, string> = {};
+    for (let c = 0; c < columns.length; c++) row[columns[c]] = restoreText(fields[index[c]]);
+    onRow(row, record);
+  };
   try {
-    await new Promise<void>((resolve, reject) => {
-      parser.on('error', reject);
-      parser.on('end', resolve);
-      parser.on('data', (fields: string[]) => {
-        record++;
-        try {
-          if (!header) {
-            header = fields.map((h) => h.trim());
-            const missing = required.filter((c) => !header!.includes(c));
-            if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
-            columns = optional === 'all' ? header : [...required, ...optional.filter((c) => header!.includes(c))];
-            index = columns.map((c) => header!.indexOf(c));
-            return;
+    if (fast) {
+      const splitter = new CsvSplitter();
+      for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) splitter.push(chunk as string, take);
+      splitter.end(take);
+    } else {
+      const parser = createReadStream(path).pipe(parse(CSV_PARSE_OPTIONS));
+      await new Promise<void>((resolve, reject) => {
+        parser.on('error', reject);
+        parser.on('end', resolve);
+        parser.on('data', (fields: string[]) => {
+          try {
+            take(fields);
+          } catch (e) {
+            parser.destroy();
+            reject(e);
           }
-          if (fields.length !== header.length) {
-            builder.reject(new BundleError(file, record, null, `has ${fields.length} fields, the header has ${header.length}`, 'wrong number of fields'));
-            return;
-          }
-          const row: Record<string, string> = {};
-          for (let c = 0; c < columns.length; c++) row[columns[c]] = restoreText(fields[index[c]]);
-          onRow(row, record);
-        } catch (e) {
-          parser.destroy();
-          reject(e);
-        }
+        });
       });
-    });
+    }
   } catch (e) {
+    if (e instanceof NeedsFullParser) throw e;
     if (e instanceof BundleError) {
       throw new BundleError(e.file, await lineOfRecord(path, e.line), e.column, e.problem, e.reason);
     }
@@ -645,7 +703,7 @@ async function readCsv(
 
 /** The line on which record number `target` (1 = header) ends. */
 async function lineOfRecord(path: string, target: number): Promise<number> {
-  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }));
+  const parser = createReadStream(path).pipe(parse({ ...CSV_PARSE_OPTIONS, info: true }));
   let n = 0;
   try {
     for await (const { info } of parser as AsyncIterable<{ info: { lines: number } }>) {

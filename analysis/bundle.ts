@@ -260,15 +260,13 @@ function plainVote(row: Record<string, string>): z.output<typeof voteRow> | null
 }
 
 function plainScore(row: Record<string, string>): JudgeScore | null {
-  const text = (column: string) => (typeof row[column] === 'string' ? row[column].trim() : '');
-  const utterance_id = text('utterance_id');
-  const system = text('system');
-  const judge = text('judge');
-  const run = text('run');
-  const scoreText = text('score');
-  const score = Number(scoreText);
-  if (utterance_id === '' || system === '' || judge === '' || run === '' || scoreText === '' || !Number.isFinite(score)) return null;
-  return { utterance_id, system, judge, run, score };
+  const { utterance_id, system, judge, run, score } = row;
+  if (typeof utterance_id !== 'string' || typeof system !== 'string' || typeof judge !== 'string' || typeof run !== 'string' || typeof score !== 'string') return null;
+  const scoreText = score.trim();
+  const value = Number(scoreText);
+  const out = { utterance_id: utterance_id.trim(), system: system.trim(), judge: judge.trim(), run: run.trim(), score: value };
+  if (out.utterance_id === '' || out.system === '' || out.judge === '' || out.run === '' || scoreText === '' || !Number.isFinite(value)) return null;
+  return out;
 }
 
 const COLUMNS = {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBundle } from './bundle';
+import { buildBundle, readBundle, type BundleItem, type BundleVote } from './bundle';
 
 // readBundle splits plain lines itself and hands a file it cannot split exactly to csv-parse,
 // reading the whole bundle again: what it gives must not depend on which reader ran.
@@ -49,5 +49,24 @@ describe('readBundle, fast and full readers alike', () => {
     expect(bundle.listeners).toEqual(['=L1', 'L2']);
     expect([...bundle.votes.chosenA.slice(0, 2)]).toEqual([0, 1]);
     expect(bundle.judgeScores).toEqual([{ utterance_id: 'u1', system: 'A', judge: 'j, "one"', run: '1', score: -1.5 }]);
+  });
+});
+
+describe('duplicate votes', () => {
+  it('are found among many listeners and items alike (keys past 2^29 too, where the bitset gives way to a Set)', () => {
+    // 18,000 listeners × 30,000 items: the last keys pass 2^29 (listener · items + item).
+    const items: BundleItem[] = Array.from({ length: 30_000 }, (_, i) => ({
+      item_id: `i${i}`, utterance_id: `u${i}`, system_a: 'A', system_b: 'B', attention: false, expected: null,
+    }));
+    const votes: BundleVote[] = Array.from({ length: 18_000 }, (_, l) => ({ item_id: `i${(l * 7) % 30_000}`, listener_id: `L${l}`, first: 'a', chosen: 'b' }));
+    votes.push(
+      { item_id: 'i0', listener_id: 'L0', first: 'b', chosen: 'b' }, // seen while the keys were small
+      { item_id: `i${(17_999 * 7) % 30_000}`, listener_id: 'L17999', first: 'a', chosen: 'a' }, // a key past 2^29
+      { item_id: 'i1', listener_id: 'L0', first: 'a', chosen: 'a' }, // new
+    );
+    const bundle = buildBundle({ items, votes, judgeScores: [] }, { skipInvalid: true });
+    expect(17_999 * 30_000).toBeGreaterThan(2 ** 29);
+    expect(bundle.skipped).toEqual({ count: 2, by_reason: { 'votes.csv: duplicate (item, listener) vote': 2 } });
+    expect(bundle.votes.length).toBe(18_001);
   });
 });

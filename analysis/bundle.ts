@@ -3,7 +3,7 @@ import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse';
 import { z } from 'zod';
-import { cellText, csvLines, restoreText } from './csv';
+import { cellText, CSV_PARSE_OPTIONS, CsvSplitter, csvLines, NeedsFullParser, restoreText } from './csv';
 import { StudySettings } from './study-settings';
 
 /**
@@ -245,6 +245,30 @@ const listenerRow = z.object({
   screening: z.enum(['passed', 'failed', ''], { error: 'must be passed, failed or empty' }),
 });
 
+/*
+ * A million rows through zod cost more than reading them, so the two largest files are checked
+ * first by hand: a row these accept is exactly what voteRow / scoreRow would make of it (ids
+ * trimmed and not empty, sides a or b, a finite score); any other row goes through the schema,
+ * which gives its refusal.
+ */
+function plainVote(row: Record<string, string>): z.output<typeof voteRow> | null {
+  const { first, chosen } = row;
+  const item_id = typeof row.item_id === 'string' ? row.item_id.trim() : '';
+  const listener_id = typeof row.listener_id === 'string' ? row.listener_id.trim() : '';
+  if (item_id === '' || listener_id === '' || (first !== 'a' && first !== 'b') || (chosen !== 'a' && chosen !== 'b')) return null;
+  return { item_id, listener_id, first, chosen };
+}
+
+function plainScore(row: Record<string, string>): JudgeScore | null {
+  const { utterance_id, system, judge, run, score } = row;
+  if (typeof utterance_id !== 'string' || typeof system !== 'string' || typeof judge !== 'string' || typeof run !== 'string' || typeof score !== 'string') return null;
+  const scoreText = score.trim();
+  const value = Number(scoreText);
+  const out = { utterance_id: utterance_id.trim(), system: system.trim(), judge: judge.trim(), run: run.trim(), score: value };
+  if (out.utterance_id === '' || out.system === '' || out.judge === '' || out.run === '' || scoreText === '' || !Number.isFinite(value)) return null;
+  return out;
+}
+
 const COLUMNS = {
   'items.csv': ['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected'],
   'votes.csv': ['item_id', 'listener_id', 'first', 'chosen'],
@@ -277,6 +301,50 @@ function parseFacts(row: Record<string, string>, line: number): VoteFacts | Bund
   return facts;
 }
 
+/** Bits of SeenPairs before it turns into a Set: 64 MiB. */
+const SEEN_BITS = 2 ** 29;
+
+/**
+ * The (listener, item) keys seen (listener · items + item): a bitset while the keys stay below
+ * SEEN_BITS (500 listeners × 20,000 items take 1.2 MiB), then a Set. Adding a million numbers to
+ * a Set takes longer than splitting the million lines they come from.
+ */
+class SeenPairs {
+  private bits: Uint8Array | null = new Uint8Array(1024);
+  private set: Set<number> | null = null;
+
+  /** Adds the key; false when it was there already. */
+  add(key: number): boolean {
+    if (this.bits && key >= SEEN_BITS) this.toSet();
+    let bits = this.bits;
+    if (!bits) {
+      if (this.set!.has(key)) return false;
+      this.set!.add(key);
+      return true;
+    }
+    const byte = key >> 3;
+    const bit = 1 << (key & 7);
+    if (byte >= bits.length) {
+      const grown = new Uint8Array(Math.min(SEEN_BITS / 8, Math.max(2 * bits.length, byte + 1)));
+      grown.set(bits);
+      bits = this.bits = grown;
+    }
+    if (bits[byte] & bit) return false;
+    bits[byte] |= bit;
+    return true;
+  }
+
+  private toSet(): void {
+    const set = new Set<number>();
+    const bits = this.bits!;
+    for (let byte = 0; byte < bits.length; byte++) {
+      if (bits[byte]) for (let b = 0; b < 8; b++) if (bits[byte] & (1 << b)) set.add(byte * 8 + b);
+    }
+    this.set = set;
+    this.bits = null;
+  }
+}
+
 /**
  * Collects validated records into a Bundle. Shared by the CSV reader and by callers that
  * already hold records (the server's live report), so both refuse the same bad input.
@@ -287,7 +355,7 @@ export class BundleBuilder {
   private readonly listenerIndex = new Map<string, number>();
   private readonly listeners: string[] = [];
   private readonly judgeScores: JudgeScore[] = [];
-  private readonly seen = new Set<number>();
+  private readonly seen = new SeenPairs();
   private votes: VoteColumns = emptyVotes(1024);
   private readonly facts: Partial<Record<VoteFact, number[]>> = {};
   private listenerTable: Map<string, BundleListener> | null = null;
@@ -345,10 +413,9 @@ export class BundleBuilder {
     const listener = this.listenerOf(vote.listener_id);
     // One exact integer per (item, listener); items are all known before the first vote.
     const key = listener * this.items.length + item;
-    if (this.seen.has(key)) {
+    if (!this.seen.add(key)) {
       return this.reject(new BundleError('votes.csv', line, 'listener_id', `duplicate vote: listener "${vote.listener_id}" already voted on item "${vote.item_id}"`, 'duplicate (item, listener) vote'));
     }
-    this.seen.add(key);
     const v = this.votes;
     if (v.length === v.item.length) this.votes = grow(v);
     const w = this.votes;
@@ -356,8 +423,10 @@ export class BundleBuilder {
     w.listener[w.length] = listener;
     w.firstA[w.length] = vote.first === 'a' ? 1 : 0;
     w.chosenA[w.length] = vote.chosen === 'a' ? 1 : 0;
-    for (const [column, value] of Object.entries(facts) as [VoteFact, number][]) {
-      (this.facts[column] ??= new Array<number>(w.length).fill(column === 'heard_to_end' ? -1 : NaN)).push(value);
+    // for…in rather than Object.entries: no arrays made per vote
+    for (const name in facts) {
+      const column = name as VoteFact;
+      (this.facts[column] ??= new Array<number>(w.length).fill(column === 'heard_to_end' ? -1 : NaN)).push(facts[column]!);
     }
     w.length++;
     return true;
@@ -416,10 +485,9 @@ export class BundleBuilder {
     const listener = this.listenerOf(rating.listener_id);
     // Votes and ratings never share an item, so one set of (listener, item) keys serves both.
     const key = listener * this.items.length + item;
-    if (this.seen.has(key)) {
+    if (!this.seen.add(key)) {
       return refuse('listener_id', `duplicate rating: listener "${rating.listener_id}" already rated item "${rating.item_id}"`, 'duplicate (item, listener) rating');
     }
-    this.seen.add(key);
     this.expectRatings();
     let r = this.ratings!;
     if (r.length === r.item.length) {
@@ -483,16 +551,24 @@ function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<st
       builder.addItem(item, line);
     },
     'votes.csv': (row, line) => {
-      const r = voteRow.safeParse(row);
-      if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
+      let vote = plainVote(row);
+      if (!vote) {
+        const r = voteRow.safeParse(row);
+        if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
+        vote = r.data;
+      }
       const facts = parseFacts(row, line);
       if (facts instanceof BundleError) return builder.reject(facts);
-      builder.addVote(r.data, line, facts);
+      builder.addVote(vote, line, facts);
     },
     'judge_scores.csv': (row, line) => {
-      const r = scoreRow.safeParse(row);
-      if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
-      builder.addJudgeScore(r.data);
+      let score = plainScore(row);
+      if (!score) {
+        const r = scoreRow.safeParse(row);
+        if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
+        score = r.data;
+      }
+      builder.addJudgeScore(score);
     },
     'listeners.csv': (row, line) => {
       const r = listenerRow.safeParse(row);
@@ -565,6 +641,17 @@ function zodError(file: BundleFile, line: number, error: z.ZodError, columns: re
 
 /** Reads and validates a bundle directory. Throws BundleError on the first bad row unless skipInvalid. */
 export async function readBundle(dir: string, options: ReadBundleOptions = {}): Promise<Bundle> {
+  try {
+    return await readBundleWith(dir, options, true);
+  } catch (e) {
+    // Rows already handed to the builder may have been split wrongly: start again, all through csv-parse.
+    if (e instanceof NeedsFullParser) return readBundleWith(dir, options, false);
+    throw e;
+  }
+}
+
+/** readBundle, with each CSV file split by CsvSplitter (`fast`) or by csv-parse alone. */
+async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boolean): Promise<Bundle> {
   // study.json first: its rating scale checks items.csv and ratings.csv.
   const studyFile = join(dir, 'study.json');
   const study = existsSync(studyFile) ? parseStudyJson(await readFile(studyFile, 'utf8')) : null;
@@ -572,20 +659,22 @@ export async function readBundle(dir: string, options: ReadBundleOptions = {}): 
   if (study) builder.setStudy(study);
   if (existsSync(join(dir, 'ratings.csv'))) builder.expectRatings();
   const handle = rowHandlers(builder);
-  await readCsv(dir, 'items.csv', builder, handle['items.csv']);
-  await readCsv(dir, 'votes.csv', builder, handle['votes.csv'], VOTE_FACTS);
-  await readCsv(dir, 'judge_scores.csv', builder, handle['judge_scores.csv']);
+  const read = (file: BundleFile, optional?: readonly string[] | 'all') => readCsv(dir, file, builder, handle[file], optional, fast);
+  await read('items.csv');
+  await read('votes.csv', VOTE_FACTS);
+  await read('judge_scores.csv');
   if (existsSync(join(dir, 'listeners.csv'))) {
     builder.hasListeners();
-    await readCsv(dir, 'listeners.csv', builder, handle['listeners.csv'], 'all');
+    await read('listeners.csv', 'all');
   }
-  if (builder.hasRatings) await readCsv(dir, 'ratings.csv', builder, handle['ratings.csv']);
+  if (builder.hasRatings) await read('ratings.csv');
   return builder.build();
 }
 
 /**
  * Streams one CSV file into `onRow` with the required columns and, of the `optional` ones, those
- * the header has ('all': every column). Fields come back as exported (restoreText).
+ * the header has ('all': every column). Fields come back as exported (restoreText). `fast` splits
+ * the lines with CsvSplitter, which throws NeedsFullParser where only csv-parse reads them exactly.
  */
 async function readCsv(
   dir: string,
@@ -593,6 +682,7 @@ async function readCsv(
   builder: BundleBuilder,
   onRow: (row: Record<string, string>, line: number) => unknown,
   optional: readonly string[] | 'all' = [],
+  fast: boolean,
 ): Promise<void> {
   const path = join(dir, file);
   if (!existsSync(path)) throw new BundleError(file, 0, null, `missing file (expected ${path})`, 'missing file');
@@ -604,36 +694,46 @@ async function readCsv(
   let header: string[] | null = null;
   let columns: string[] = [];
   let index: number[] = [];
-  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }));
+  const take = (fields: string[]) => {
+    record++;
+    if (!header) {
+      header = fields.map((h) => h.trim());
+      const missing = required.filter((c) => !header!.includes(c));
+      if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
+      columns = optional === 'all' ? header : [...required, ...optional.filter((c) => header!.includes(c))];
+      index = columns.map((c) => header!.indexOf(c));
+      return;
+    }
+    if (fields.length !== header.length) {
+      builder.reject(new BundleError(file, record, null, `has ${fields.length} fields, the header has ${header.length}`, 'wrong number of fields'));
+      return;
+    }
+    const row: Record<string, string> = {};
+    for (let c = 0; c < columns.length; c++) row[columns[c]] = restoreText(fields[index[c]]);
+    onRow(row, record);
+  };
   try {
-    await new Promise<void>((resolve, reject) => {
-      parser.on('error', reject);
-      parser.on('end', resolve);
-      parser.on('data', (fields: string[]) => {
-        record++;
-        try {
-          if (!header) {
-            header = fields.map((h) => h.trim());
-            const missing = required.filter((c) => !header!.includes(c));
-            if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
-            columns = optional === 'all' ? header : [...required, ...optional.filter((c) => header!.includes(c))];
-            index = columns.map((c) => header!.indexOf(c));
-            return;
+    if (fast) {
+      const splitter = new CsvSplitter();
+      for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) splitter.push(chunk as string, take);
+      splitter.end(take);
+    } else {
+      const parser = createReadStream(path).pipe(parse(CSV_PARSE_OPTIONS));
+      await new Promise<void>((resolve, reject) => {
+        parser.on('error', reject);
+        parser.on('end', resolve);
+        parser.on('data', (fields: string[]) => {
+          try {
+            take(fields);
+          } catch (e) {
+            parser.destroy();
+            reject(e);
           }
-          if (fields.length !== header.length) {
-            builder.reject(new BundleError(file, record, null, `has ${fields.length} fields, the header has ${header.length}`, 'wrong number of fields'));
-            return;
-          }
-          const row: Record<string, string> = {};
-          for (let c = 0; c < columns.length; c++) row[columns[c]] = restoreText(fields[index[c]]);
-          onRow(row, record);
-        } catch (e) {
-          parser.destroy();
-          reject(e);
-        }
+        });
       });
-    });
+    }
   } catch (e) {
+    if (e instanceof NeedsFullParser) throw e;
     if (e instanceof BundleError) {
       throw new BundleError(e.file, await lineOfRecord(path, e.line), e.column, e.problem, e.reason);
     }
@@ -645,7 +745,7 @@ async function readCsv(
 
 /** The line on which record number `target` (1 = header) ends. */
 async function lineOfRecord(path: string, target: number): Promise<number> {
-  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }));
+  const parser = createReadStream(path).pipe(parse({ ...CSV_PARSE_OPTIONS, info: true }));
   let n = 0;
   try {
     for await (const { info } of parser as AsyncIterable<{ info: { lines: number } }>) {

@@ -14,6 +14,18 @@ describe('simulate', () => {
     expect(new Set(a.items.filter((i) => !i.attention).flatMap((i) => [i.system_a, i.system_b])).size).toBe(14);
   });
 
+  it('drops about the asked share of judge runs, and keeps the scores of the runs left', () => {
+    const o = { systems: 14, items: 500, listeners: 15, careless: 2, attention: 8, seed: 3 };
+    const full = simulate(o).judgeScores;
+    const some = simulate({ ...o, missingRuns: 0.45 }).judgeScores;
+    expect(some.length / full.length).toBeGreaterThan(0.5);
+    expect(some.length / full.length).toBeLessThan(0.6);
+    // No judge run appears twice.
+    const keys = some.map((s) => `${s.utterance_id}|${s.system}|${s.judge}|${s.run}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(simulate(o).judgeScores).toEqual(full);
+  });
+
   it('Bradley–Terry recovers the true order from ≥ 10,000 votes (ρ ≥ 0.9)', () => {
     const study = simulate({ systems: 14, items: 1000, listeners: 11, careless: 0, attention: 0, seed: 11 });
     expect(study.votes.length).toBeGreaterThanOrEqual(10_000);

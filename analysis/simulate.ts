@@ -23,6 +23,8 @@ export interface SimulateOptions {
   positionBias?: number;
   judges?: number;
   runs?: number;
+  /** probability that a judge run of a caption is missing from judge_scores.csv (default 0) */
+  missingRuns?: number;
   captionNoise?: number;
   runNoise?: number;
   /** probability an attentive listener answers an attention check right (default 0.97) */
@@ -51,6 +53,7 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
   const positionBias = o.positionBias ?? 0.2;
   const judges = o.judges ?? 3;
   const runs = o.runs ?? 3;
+  const missingRuns = o.missingRuns ?? 0;
   const captionNoise = o.captionNoise ?? 0.5;
   const runNoise = o.runNoise ?? 0.4;
   const accuracy = o.attentiveAccuracy ?? 0.97;
@@ -83,6 +86,8 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
       for (let j = 0; j < judges; j++) {
         for (let r = 1; r <= runs; r++) {
           const score = Math.round(5.5 + 1.5 * quality + judgeBias[j] + runNoise * normal(random));
+          // Drawn only when runs may be missing, so seeded studies without them stay as they were.
+          if (missingRuns > 0 && random() < missingRuns) continue;
           judgeScores.push({ utterance_id: utterance, system: systemNames[s], judge: judgeNames[j], run: String(r), score: Math.min(10, Math.max(1, score)) });
         }
       }

@@ -2,7 +2,7 @@
  * One analysis measurement in a fresh process, so its peak RSS is its own (process.resourceUsage
  * maxRSS). Prints one JSON line with the timings.
  *
- *   tsx bench/analysis-child.ts simulate <bundle-dir>   write the 1,000,000-vote bundle
+ *   tsx bench/analysis-child.ts simulate <bundle-dir> [reference|incomplete]   write the bundle of that scale
  *   tsx bench/analysis-child.ts parse <bundle-dir>      baseline: read and split every CSV line
  *   tsx bench/analysis-child.ts report <bundle-dir>     readBundle + analyze + report JSON, as the CLI does
  *   tsx bench/analysis-child.ts bootstrap <bundle-dir>  analyze without, then with 1,000 BT bootstrap resamples
@@ -15,17 +15,26 @@ import { readBundle, writeBundle } from '../analysis/bundle';
 import { analyze } from '../analysis/report';
 import { simulate } from '../analysis/simulate';
 
-const [mode, dir] = process.argv.slice(2);
+const [mode, dir, scale = 'reference'] = process.argv.slice(2);
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
 const peakMiB = () => process.resourceUsage().maxRSS / 1024;
 
-/** The reference scale: 20,000 items × 50 ratings + 8 attention checks × 500 listeners. */
-export const SCALE = { systems: 100, items: 20_000, listeners: 500, ratingsPerItem: 50, careless: 10, attention: 8, judges: 3, runs: 3, seed: 1 };
+const SCALES = {
+  /** 20,000 items × 50 ratings + 8 attention checks × 500 listeners = 1,004,000 votes. */
+  reference: { systems: 100, items: 20_000, listeners: 500, ratingsPerItem: 50, careless: 10, attention: 8, judges: 3, runs: 3, seed: 1 },
+  /**
+   * A large incomplete study: 20,000 items × 10 ratings + 8 checks × 400 listeners = 203,200
+   * votes, 14 systems, 3 judges × 3 runs with 45 % of the runs missing (≈ 198,000 integer
+   * scores 1–10, so many ties).
+   */
+  incomplete: { systems: 14, items: 20_000, listeners: 400, ratingsPerItem: 10, careless: 10, attention: 8, judges: 3, runs: 3, missingRuns: 0.45, seed: 2 },
+};
 
 async function main(): Promise<Record<string, number>> {
   if (mode === 'simulate') {
     const t0 = performance.now();
-    const study = simulate(SCALE);
+    if (!(scale in SCALES)) throw new Error(`unknown scale ${scale}; choose from ${Object.keys(SCALES).join(', ')}`);
+    const study = simulate(SCALES[scale as keyof typeof SCALES]);
     await writeBundle(dir, { ...study, extraVoteColumns: ['response_ms'] });
     return { seconds: seconds(t0), votes: study.votes.length, items: study.items.length, judgeScores: study.judgeScores.length };
   }

@@ -32,7 +32,7 @@ export function captureResponses(page: Page): { received: Received[]; settled():
 /** Every key a listener-facing JSON reply may contain (server/contract.ts), peaks included. */
 const ALLOWED_KEYS = new Set([
   'study', 'title', 'status', 'consentMarkdown', 'instructionsMarkdown', 'questionMarkdown', 'listening', 'mode', 'seconds',
-  'screening', 'kind', 'required', 'linkParameters', 'language', 'estimate', 'trials', 'breakEvery',
+  'screening', 'kind', 'required', 'linkParameters', 'language', 'estimate', 'trials', 'breakEvery', 'comments',
   'token', 'state', 'progress', 'done', 'total', 'trial', 'upcoming', 'completion', 'stopped', 'code', 'redirectUrl', 'position', 'clip',
   'id', 'audioUrl', 'peaksUrl', 'duration', 'captions', 'voteId', 'serverTs', 'feedback', 'correct',
   'resolution', 'data',

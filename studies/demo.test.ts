@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setStudyStatus } from './build';
 import { assignTrials } from './design';
 import { loadStudyDir } from './load';
-import { readStudyDefinition, studyIntro } from './settings';
+import { readStudyDefinition } from './settings';
 import { insertListener, tempDb, type TempDb } from './test-support';
 
 const DEMO = fileURLToPath(new URL('./demo/', import.meta.url));
@@ -31,7 +31,7 @@ describe('the demo study', () => {
     const definition = readStudyDefinition(t.db, 'demo');
     expect(definition.completion.code).toBe('DEMO-EARMARK');
     expect(definition.design.kind).toBe('crossed');
-    expect(studyIntro('demo', 'draft', definition).listening).toEqual({ mode: 'whole' });
+    expect(definition.listening).toEqual({ mode: 'whole' });
 
     setStudyStatus(t.db, 'demo', 'open');
     insertListener(t.db, 'demo', 'L1');

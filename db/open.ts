@@ -4,7 +4,9 @@ import { dirname, resolve } from 'node:path';
 import { migrations } from './migrations';
 
 export type Db = Database.Database;
-export type Synchronous = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+/** SQLite's PRAGMA synchronous settings the server accepts (FULL by default: an ack means the vote is on disk). */
+export const SYNCHRONOUS_MODES = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
+export type Synchronous = (typeof SYNCHRONOUS_MODES)[number];
 
 export interface OpenOptions {
   /** FULL by default: an acknowledged vote must survive power loss, not only a process crash. */

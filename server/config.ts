@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { corporaList } from '../studies/roots';
-import type { Synchronous } from '../db/open';
+import { SYNCHRONOUS_MODES, type Synchronous } from '../db/open';
 
 /** Server configuration: flags override environment variables, which override defaults. */
 export const ConfigSchema = z.object({
   dataDir: z.string().min(1),
   host: z.string().min(1),
   port: z.coerce.number().int().min(0).max(65535),
-  synchronous: z.enum(['OFF', 'NORMAL', 'FULL', 'EXTRA']),
+  synchronous: z.enum(SYNCHRONOUS_MODES),
   /** Load the bundled demo study on start (the embedded default). */
   demo: z.boolean(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { buildApp } from './app';
-import type { VoteBody } from './contract';
+import type { VoteBody } from '../contract/listener';
 import { databaseFile, openDatabase } from '../db/open';
 import { hashSessionToken } from './store/sessions';
 import { chosenCaption } from './store/votes';

@@ -1,6 +1,6 @@
 /**
  * The one error type routes and repositories throw. The security plugin turns it (and every
- * framework error) into the `{ error, message, field? }` body of contract.ts.
+ * framework error) into the `{ error, message, field? }` body of contract/common.ts (ApiError).
  */
 export class HttpError extends Error {
   constructor(

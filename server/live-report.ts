@@ -10,7 +10,7 @@ import type { Report } from '../analysis/report';
 import { analyzeStudy, resolveSettings } from '../analysis/study-settings';
 import { liveBundle } from './bundle';
 import type { Db } from '../db/open';
-import type { Dashboard } from './contract';
+import type { Dashboard } from '../contract/reports';
 import { exportRepository, type ExportRows } from './store/export';
 import { liveRepository } from './store/live';
 

@@ -6,7 +6,7 @@
  */
 import { csvLines } from '../analysis/csv';
 import type { Db } from '../db/open';
-import type { ParticipantRow } from './contract';
+import type { ParticipantRow } from '../contract/reports';
 import { liveReport } from './live-report';
 import { liveRepository } from './store/live';
 

@@ -5,7 +5,7 @@
  * the study's items shuffled, with attention checks spread out — never first, never last,
  * never two in a row.
  */
-import type { AttentionAttribute } from './schema';
+import type { AttentionAttribute } from '../contract/study-definition';
 import type { Random } from './random';
 
 export type Labels = Record<string, unknown>;

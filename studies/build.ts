@@ -12,7 +12,8 @@ import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from '
 import { createRandom } from './random';
 import { captionKey, judgeScores, sampleItems, SamplingError, type SamplerSummary } from './sampler';
 import type { MaterialScore, StudyMaterial } from './material';
-import type { StudyDefinition, UtteranceFilter } from './schema';
+import type { StudyDefinition, UtteranceFilter } from '../contract/study-definition';
+import type { StudyStatus } from '../contract/constants';
 
 export type ItemKind = 'pair' | 'attention' | 'practice';
 
@@ -393,7 +394,6 @@ function insertItems(db: Db, studyId: string, items: readonly PlannedItem[]): vo
   );
 }
 
-export type StudyStatus = 'draft' | 'open' | 'paused' | 'closed';
 
 const TRANSITIONS: Record<StudyStatus, StudyStatus[]> = {
   draft: ['open', 'closed'],

@@ -20,7 +20,7 @@
 import type { Db } from '../db/open';
 import { orderTrials } from './attention';
 import { createRandom } from './random';
-import { StudyDefinition } from './schema';
+import { StudyDefinition } from '../contract/study-definition';
 
 export class StudyFullError extends Error {
   constructor(studyId: string, ratingsPerItem: number) {

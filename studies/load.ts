@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { StudyId } from '../server/contract';
+import { StudyId } from '../contract/common';
 import type { Db } from '../db/open';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type StudyPlan } from './build';

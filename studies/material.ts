@@ -20,7 +20,7 @@ import { vctkCandidates } from '../audio-manifest/vctk';
 import { PLAN_TASK, parseVoxreasonCases, warnSkippedPlans } from '../audio-manifest/voxreason';
 import { StudyDefinitionError, type DefinitionProblem } from './parse';
 import { readSourceText } from './roots';
-import type { StudySource } from './schema';
+import type { StudySource } from '../contract/study-definition';
 
 export interface MaterialUtterance {
   id: string;

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
-import { StudyDefinition } from './schema';
+import { StudyDefinition } from '../contract/study-definition';
 
 export type FieldPath = readonly (string | number)[];
 

@@ -4,7 +4,7 @@
  * export's study.json (server/bundle.ts).
  */
 import type { Db } from '../db/open';
-import { StudyDefinition } from './schema';
+import { StudyDefinition } from '../contract/study-definition';
 
 /** The stored, validated definition of a built study. */
 export function readStudyDefinition(db: Db, studyId: string): StudyDefinition {

@@ -9,7 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Db } from '../db/open';
 import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
 import { confine, expandPattern, SourceRefusal } from './roots';
-import type { StudySource } from './schema';
+import type { StudySource } from '../contract/study-definition';
 
 /** Imports one source into the manifest; returns a summary (one line, then any failure lines). */
 export type SourceImporter<K extends StudySource['kind']> = (db: Db, source: Extract<StudySource, { kind: K }>) => Promise<string> | string;

@@ -24,7 +24,7 @@ import { salientAttributes, type Labels } from './attention';
 import { setStudyStatus } from './build';
 import { main } from '../server/cli/study';
 import { loadStudyDir, type BuildSummary } from './load';
-import { StudyDefinition } from './schema';
+import { StudyDefinition } from '../contract/study-definition';
 
 const TEMPLATES = fileURLToPath(new URL('./templates/', import.meta.url));
 const FLAC_TONE = fileURLToPath(new URL('../audio-manifest/test/fixtures/tone-16.flac', import.meta.url));

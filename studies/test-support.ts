@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { writeTestWav } from '../server/testing/seed';
 import { openDatabase, type Db } from '../db/open';
 import { createRandom } from './random';
-import { StudyDefinition, type StudyDefinitionInput } from './schema';
+import { StudyDefinition, type StudyDefinitionInput } from '../contract/study-definition';
 
 export interface TempDb {
   db: Db;

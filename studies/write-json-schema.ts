@@ -1,7 +1,7 @@
 /** Regenerates studies/study.schema.json from the zod schema (a test checks it is current). */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { studyJsonSchema } from './schema';
+import { studyJsonSchema } from '../contract/study-definition';
 
 export const JSON_SCHEMA_FILE = fileURLToPath(new URL('./study.schema.json', import.meta.url));
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { importRavdess } from '../../audio-manifest';
 import { prepareStudyAudio, recordStudyAudio } from '../../audio-manifest/served';
 import { writeStudy } from '../../studies/build';
-import { StudyDefinition, type StudyDefinitionInput } from '../../studies/schema';
+import { StudyDefinition, type StudyDefinitionInput } from '../../contract/study-definition';
 import { databaseFile, openDatabase } from '../../db/open';
 import { startBenchServer } from '../lib/child';
 import { tempDir, writeRavdessCorpus } from '../lib/corpus';

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sine, wavBytes } from '../../audio-manifest/test/audio';
-import { StartSessionReply, type VoteBody } from '../../server/contract';
+import { StartSessionReply, type VoteBody } from '../../contract/listener';
 import { databaseFile, openDatabase } from '../../db/open';
 import { setStudyStatus } from '../../studies/build';
 import { loadStudyDir } from '../../studies/load';

@@ -1,19 +1,10 @@
 /**
- * Typed calls to the listener API. Types come from server/contract.ts as `import type` only, so
+ * Typed calls to the listener API. Types come from contract/ as `import type` only, so
  * zod stays out of the listener bundle: the server validates every request, and the client trusts
  * the shapes the same contract promises for replies.
  */
-import type {
-  ApiError,
-  CommentsBody,
-  ProblemBody,
-  ScreeningBody,
-  SessionState,
-  StartSessionReply,
-  StudyIntro,
-  VoteAck,
-  VoteBody,
-} from '../../server/contract';
+import type { ApiError } from '../../contract/common';
+import type { CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
 
 /** A reply with a 4xx/5xx status; `body` is the server's `{ error, message, field? }` when it sent one. */
 export class HttpError extends Error {

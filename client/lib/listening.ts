@@ -3,7 +3,7 @@
  * heard (seeks excluded), which parts of the clip they covered, whether playback reached the end,
  * how long the tab was hidden. Fed from media events; time is injected so tests drive it.
  */
-import type { ListeningRequirement } from '../../server/contract';
+import type { ListeningRequirement } from '../../contract/study-definition';
 
 /** Coverage is tracked in bins this long (seconds). */
 const BIN = 0.1;

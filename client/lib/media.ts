@@ -3,7 +3,7 @@
  * at once (preload=auto) and is the very element the trial later plays, so the next clip is
  * playable the moment the listener moves on.
  */
-import type { Trial } from '../../server/contract';
+import type { Trial } from '../../contract/listener';
 
 export interface Peaks {
   resolution: number;

@@ -1,6 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { VoteBody } from '../../server/contract';
+import { VoteBody } from '../../contract/listener';
 import { randomUuid } from './uuid';
 
 describe('randomUuid', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VoteAck, VoteBody } from '../../server/contract';
+import type { VoteAck, VoteBody } from '../../contract/listener';
 import { HttpError } from './api';
 import { backoffDelay, classifyFailure, VoteQueue, type QueuedVote, type VoteStore } from './voteQueue';
 

@@ -4,7 +4,7 @@
  * trial), so a reload, a dropped connection or a crashed tab loses nothing. Votes go out one at a
  * time in the order they were made; failures back off exponentially with jitter.
  */
-import type { VoteAck, VoteBody } from '../../server/contract';
+import type { VoteAck, VoteBody } from '../../contract/listener';
 import { HttpError } from './api';
 
 export interface QueuedVote {

@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type ReactNode } from 'react';
-import type { Completion, StudyIntro } from '../../server/contract';
+import type { Completion, StudyIntro } from '../../contract/listener';
+import { UPCOMING_TRIALS } from '../../contract/constants';
 import { api, HttpError } from '../lib/api';
 import { touchFirst } from '../lib/input';
 import { Markdown } from '../lib/markdown';
@@ -265,11 +266,8 @@ function Ended({ session }: { session: ListenerSession }) {
   return sessionEnd(snap);
 }
 
-/**
- * Clips prefetched after the one on screen: all the upcoming trials a session state carries
- * (UPCOMING_TRIALS in server/contract.ts; a value import there would pull zod into this bundle).
- */
-const PREFETCH_AHEAD = 5;
+/** Clips prefetched after the one on screen: all the upcoming trials a session state carries. */
+const PREFETCH_AHEAD = UPCOMING_TRIALS;
 
 function Trials({ session, env, instructions, breakEvery }: { session: ListenerSession; env: TrialEnv; instructions: string; breakEvery: number | null }) {
   const m = useMessages();

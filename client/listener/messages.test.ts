@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Language } from '../../server/contract';
+import { Language } from '../../contract/study-definition';
 import { catalogues, en } from './messages';
 
 /** Every message as text: functions are called with typical arguments (1 and many, both states). */

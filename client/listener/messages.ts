@@ -5,7 +5,7 @@
  * own texts (title, consent, instructions, question) come from study.yaml, not from here.
  */
 import { createContext, useContext } from 'react';
-import type { Language } from '../../server/contract';
+import type { Language } from '../../contract/study-definition';
 
 const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionState, Trial } from '../../server/contract';
+import type { SessionState, Trial } from '../../contract/listener';
 import { resolvePosition } from './session';
 
 const trial = (position: number): Trial => ({

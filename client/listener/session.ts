@@ -5,7 +5,7 @@
  * after acknowledgements it asks the server where it stands, and catches up when the outbox drains.
  * A React view subscribes to snapshots.
  */
-import type { Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../server/contract';
+import type { Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../contract/listener';
 import { api, HttpError } from '../lib/api';
 import { randomUuid } from '../lib/uuid';
 import { backoffDelay, localVoteStore, VoteQueue, type QueueStatus } from '../lib/voteQueue';

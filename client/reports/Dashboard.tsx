@@ -1,4 +1,4 @@
-import type { Dashboard as DashboardData } from '../../server/contract';
+import type { Dashboard as DashboardData } from '../../contract/reports';
 import { downloadBundle, errorText, openHtmlReport, studio } from '../studio/api';
 import { usePolled } from '../studio/usePolled';
 

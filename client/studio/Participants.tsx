@@ -1,4 +1,4 @@
-import type { ParticipantRow, ParticipantTable } from '../../server/contract';
+import type { ParticipantRow, ParticipantTable } from '../../contract/reports';
 import { REASONS } from '../reports/Dashboard';
 import { downloadApprovals, errorText, studio } from './api';
 import { usePolled } from './usePolled';

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import type { TrialPreviewList } from '../../server/contract';
+import type { TrialPreviewList } from '../../contract/studio';
 import { ClipCache } from '../lib/media';
 import { trialTypes } from '../listener/trials';
 import type { TrialEnv } from '../listener/trials/types';

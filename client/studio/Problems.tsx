@@ -1,4 +1,4 @@
-import type { DefinitionProblem } from '../../server/contract';
+import type { DefinitionProblem } from '../../contract/studio';
 
 /** A refused definition: one row per problem, with its line:column and field. */
 export function Problems({ problems, message }: { problems: DefinitionProblem[] | undefined; message: string }) {

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { StudioStudy, StudyTemplate } from '../../server/contract';
+import type { StudioStudy, StudyTemplate } from '../../contract/studio';
 import { definitionProblems, errorText, studio } from './api';
 import { keepDraft, loadDraft, NEW_STUDY } from './drafts';
 import { Problems } from './Problems';

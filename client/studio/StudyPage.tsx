@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { BuildReport, StudyDetail } from '../../server/contract';
+import type { BuildReport, StudyDetail } from '../../contract/studio';
 import { Dashboard } from '../reports/Dashboard';
 import { HttpError } from '../lib/api';
 import { definitionProblems, errorText, studio } from './api';

@@ -2,10 +2,9 @@
  * The researcher/analyst API with the signed-in access token. Types only from the contract
  * (as in the listener's api.ts), so zod stays out of the bundle.
  */
-import type {
-  ApiError, BuildReport, Dashboard, DefinitionErrorBody, ExportBundle, ParticipantTable, ReportLink, StaffSession, StudioStudy,
-  StudyDetail, StudyTemplate, TrialPreviewList,
-} from '../../server/contract';
+import type { ApiError } from '../../contract/common';
+import type { BuildReport, DefinitionErrorBody, StaffSession, StudioStudy, StudyDetail, StudyTemplate, TrialPreviewList } from '../../contract/studio';
+import type { Dashboard, ExportBundle, ParticipantTable, ReportLink } from '../../contract/reports';
 import { call, HttpError } from '../lib/api';
 
 /**

@@ -29,7 +29,7 @@ export function captureResponses(page: Page): { received: Received[]; settled():
   return { received, settled: async () => void (await Promise.all(pending)) };
 }
 
-/** Every key a listener-facing JSON reply may contain (server/contract.ts), peaks included. */
+/** Every key a listener-facing JSON reply may contain (contract/listener.ts), peaks included. */
 const ALLOWED_KEYS = new Set([
   'study', 'title', 'status', 'consentMarkdown', 'instructionsMarkdown', 'questionMarkdown', 'listening', 'mode', 'seconds',
   'screening', 'kind', 'required', 'linkParameters', 'language', 'estimate', 'trials', 'breakEvery', 'comments',

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer } from '../../server/testing/server';
-import { StudyDefinition } from '../../studies/schema';
+import { StudyDefinition } from '../../contract/study-definition';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {

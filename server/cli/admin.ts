@@ -5,11 +5,12 @@
  * Works on the data directory of configFromEnv (--data / EARMARK_DATA), also while the server runs.
  */
 import { z } from 'zod';
+import { STAFF_ROLES } from '../../contract/constants';
 import { configFromEnv } from '../config';
 import { databaseFile, openDatabase } from '../../db/open';
 import { accessTokenRepository } from '../store/access-tokens';
 
-const Role = z.enum(['researcher', 'analyst']);
+const Role = z.enum(STAFF_ROLES);
 
 async function main(argv: string[]): Promise<number> {
   const [group, command, ...rest] = argv.filter((a, i) => !(a === '--data' || argv[i - 1] === '--data'));

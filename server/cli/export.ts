@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { writeStudyBundle } from '../bundle';
 import { configFromEnv } from '../config';
-import { StudyId } from '../contract';
+import { StudyId } from '../../contract/common';
 import { databaseFile, openDatabase } from '../../db/open';
 import { exportRepository } from '../store/export';
 import { studyRepository } from '../store/studies';

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
-import type { VoteAck } from '../contract';
+import type { VoteAck } from '../../contract/listener';
 import { GroupCommit } from '../../db/group-commit';
-import { openDatabase, type Db } from '../../db/open';
+import { openDatabase, type Synchronous, type Db } from '../../db/open';
 import { startVoteWriter } from '../store/vote-writer';
 import { accessTokenRepository } from '../store/access-tokens';
 import { clipRepository } from '../store/clips';
@@ -35,7 +35,7 @@ declare module 'fastify' {
 export interface DbPluginOptions {
   /** The SQLite file, opened (and migrated) here and closed with the app. */
   file: string;
-  synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+  synchronous: Synchronous;
 }
 
 export const dbPlugin = fp<DbPluginOptions>(

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  CommentsAck, CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyId, StudyIntro, VoteAck, VoteBody,
-} from '../contract';
+import { CommentsAck, CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
+import { StudyId } from '../../contract/common';
 import { HttpError, conflict, notFound } from '../errors';
 import { StudyFullError } from '../../studies/design';
 import { ParticipantMismatchError, hashSessionToken } from '../store/sessions';

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ExportBundle, ParticipantTable, StaffSession, StaffSignInBody, StudioStudy, StudioStudyList, StudyId, StudyStatusBody } from '../contract';
+import { ExportBundle, ParticipantTable } from '../../contract/reports';
+import { StaffSession, StaffSignInBody, StudioStudy, StudioStudyList, StudyStatusBody } from '../../contract/studio';
+import { StudyId } from '../../contract/common';
 import { bundleFiles } from '../bundle';
 import { approvalsCsv, participantTable } from '../participants';
 import { studyFolders } from '../store/study-folders';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/open';
-import { StudyDefinition } from '../../studies/schema';
+import { StudyDefinition } from '../../contract/study-definition';
 
 export interface ExportItem {
   item_id: string;

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/open';
 import { screeningOutcome } from './export';
 import { toTrial } from './sessions';
-import type { Trial } from '../contract';
+import type { Trial } from '../../contract/listener';
 
 export type ItemKind = 'pair' | 'attention' | 'practice';
 

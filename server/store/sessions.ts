@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../db/open';
-import { UPCOMING_TRIALS, type ScreeningBody, type SessionState, type Trial } from '../contract';
+import { UPCOMING_TRIALS } from '../../contract/constants';
+import { type ScreeningBody, type SessionState, type Trial } from '../../contract/listener';
 import type { StudyRow } from './studies';
 import { conflict } from '../errors';
 import { assignTrials } from '../../studies/design';

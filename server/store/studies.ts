@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { Db } from '../../db/open';
-import { Language, ListeningRequirement, Screening, type StudyIntro } from '../contract';
+import { Language, ListeningRequirement, Screening } from '../../contract/study-definition';
+import { type StudyIntro } from '../../contract/listener';
 
-export type StudyStatus = StudyIntro['status'];
+export type { StudyStatus } from '../../contract/constants';
+import type { StudyStatus } from '../../contract/constants';
 
 /**
  * The part of a stored study definition (studies.definition JSON) the server reads. The full

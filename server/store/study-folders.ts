@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { isMap, isSeq, parseDocument } from 'yaml';
-import type { StudyFileKind } from '../contract';
+import type { StudyFileKind } from '../../contract/studio';
 import { conflict, notFound } from '../errors';
 
 const TEMPLATES_DIR = fileURLToPath(new URL('../../studies/templates/', import.meta.url));

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/open';
-import type { ProblemBody } from '../contract';
+import type { ProblemBody } from '../../contract/listener';
 import { HttpError, conflict } from '../errors';
 import type { ListenerRow } from './sessions';
 

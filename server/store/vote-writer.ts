@@ -1,5 +1,5 @@
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import type { VoteAck } from '../contract';
+import type { VoteAck } from '../../contract/listener';
 import { HttpError } from '../errors';
 import { voteRepository, type VoteInput } from './votes';
 import { batchCommitter, type Outcome } from '../../db/group-commit';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/open';
-import type { VoteAck, VoteBody } from '../contract';
+import type { VoteAck, VoteBody } from '../../contract/listener';
 import { conflict } from '../errors';
 import type { ListenerRow } from './sessions';
 

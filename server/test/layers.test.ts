@@ -1,6 +1,6 @@
 /**
  * The lint rule of eslint.config.js (run by `npm test`) refuses imports against the layers —
- * db ← audio-manifest ← studies ← server, client → contract, analysis alone — and lets the
+ * contract ← db ← audio-manifest ← studies ← server, client → contract, analysis alone — and lets the
  * allowed ones through. Snippets are linted as if they sat in each (existing) folder — the
  * resolver looks for the imported file from there; nothing is written.
  */
@@ -22,8 +22,9 @@ describe('imports run one way', () => {
   it.each([
     ['studies/x.ts', "import { buildApp } from '../server/app';\nexport const app = buildApp;"],
     ['studies/templates/x.ts', "import type { VoteInput } from '../../server/store/votes';\nexport type V = VoteInput;"],
-    ['audio-manifest/x.ts', "import type { StudyDefinition } from '../studies/schema';\nexport type S = StudyDefinition;"],
-    ['db/x.ts', "export { migrations } from './migrations';\nexport { StudyId } from '../server/contract';"],
+    ['audio-manifest/x.ts', "import { loadStudyDir } from '../studies/load';\nexport const load = loadStudyDir;"],
+    ['db/x.ts', "export { migrations } from './migrations';\nexport { StudyId } from '../contract/common';"],
+    ['contract/x.ts', "import type { Db } from '../db/open';\nexport type D = Db;"],
     ['analysis/x.ts', "import { openDatabase } from '../db/open';\nexport const open = openDatabase;"],
     ['client/x.tsx', "import { salientAttributes } from '../studies/attention';\nexport const A = () => <p>{String(salientAttributes)}</p>;"],
     ['client/lib/x.ts', "import type { Config } from '../../server/config';\nexport type C = Config;"],
@@ -34,10 +35,10 @@ describe('imports run one way', () => {
   });
 
   it.each([
-    ['studies/x.ts', "import { StudyId } from '../server/contract';\nimport type { Db } from '../db/open';\nimport { clipId } from '../audio-manifest/ids';\nexport const all = [StudyId, clipId] as const;\nexport type D = Db;"],
+    ['studies/x.ts', "import { StudyId } from '../contract/common';\nimport type { Db } from '../db/open';\nimport { clipId } from '../audio-manifest/ids';\nexport const all = [StudyId, clipId] as const;\nexport type D = Db;"],
     ['audio-manifest/x.ts', "import type { Db } from '../db/open';\nexport type D = Db;"],
     ['server/x.ts', "import { loadStudyDir } from '../studies/load';\nimport { analyze } from '../analysis/report';\nexport const both = [loadStudyDir, analyze];"],
-    ['client/x.tsx', "import type { Trial } from '../server/contract';\nexport const T = (p: { trial: Trial }) => <p>{p.trial.kind}</p>;"],
+    ['client/x.tsx', "import type { Trial } from '../contract/listener';\nexport const T = (p: { trial: Trial }) => <p>{p.trial.kind}</p>;"],
   ])('lets a downward import in %s through', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });

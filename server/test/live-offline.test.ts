@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBundle } from '../../analysis/bundle';
-import { StudyDefinition } from '../../studies/schema';
-import type { VoteBody } from '../contract';
+import { StudyDefinition } from '../../contract/study-definition';
+import type { VoteBody } from '../../contract/listener';
 import { call, voteFor } from '../testing/client';
 import { startTestServer, type TestServer } from '../testing/server';
 

@@ -10,7 +10,7 @@ import { afterAll, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations';
 import { openDatabase } from '../../db/open';
 import { exportRepository } from '../store/export';
-import { StudyDefinition } from '../../studies/schema';
+import { StudyDefinition } from '../../contract/study-definition';
 
 const dir = mkdtempSync(join(tmpdir(), 'earmark-migration-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

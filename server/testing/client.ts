@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { VoteBody } from '../contract';
+import type { VoteBody } from '../../contract/listener';
 
 /** A JSON request against a test server; returns status, parsed body and headers. */
 export async function call(

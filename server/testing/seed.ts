@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wavefile from 'wavefile';
 import type { Db } from '../../db/open';
-import { StudyDefinition, type StudyDefinitionInput } from '../../studies/schema';
+import { StudyDefinition, type StudyDefinitionInput } from '../../contract/study-definition';
 import type { StudyStatus } from '../store/studies';
 
 /**

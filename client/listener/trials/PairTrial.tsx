@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type WaveSurfer from 'wavesurfer.js';
-import type { Trial } from '../../../server/contract';
+import type { Trial } from '../../../contract/listener';
 import { isTextEntry, setShortcutsOn, shortcutsOn, touchFirst } from '../../lib/input';
 import { ListeningTracker, type ListeningRecord } from '../../lib/listening';
 import { Markdown } from '../../lib/markdown';

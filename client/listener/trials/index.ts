@@ -1,4 +1,4 @@
-import type { Trial } from '../../../server/contract';
+import type { Trial } from '../../../contract/listener';
 import { PairTrial, type PairResponse } from './PairTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { TrialComponent } from './types';

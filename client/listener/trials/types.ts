@@ -6,7 +6,7 @@
  * component with this signature plus one entry in the registry.
  */
 import type { ComponentType } from 'react';
-import type { ListeningRequirement } from '../../../server/contract';
+import type { ListeningRequirement } from '../../../contract/study-definition';
 import type { ClipCache } from '../../lib/media';
 
 export interface TrialFeedback {

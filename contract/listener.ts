@@ -1,0 +1,163 @@
+/**
+ * The listener's API: the one surface a listener's browser receives, so it is blinded. Nothing here
+ * (StudyIntro, Trial, SessionState, VoteAck) may carry a system name, an attention flag or expected
+ * answer, a judge score or a corpus path/label (docs/blinding.md; e2e/support/blinding.ts checks).
+ */
+import { z } from 'zod';
+import { HEADPHONE_CHECKS, TRIAL_PROBLEMS, UPCOMING_TRIALS } from './constants';
+import { StudyId, StudyStatus } from './common';
+import { Language, ListeningRequirement, Screening } from './study-definition';
+
+export { UPCOMING_TRIALS };
+
+/** What the welcome/consent/instructions screens show (public, per study). */
+export const StudyIntro = z.object({
+  study: StudyId,
+  /** The study's language: the listener pages' words, and the study texts below already in it. */
+  language: Language,
+  title: z.string(),
+  status: StudyStatus,
+  consentMarkdown: z.string(),
+  instructionsMarkdown: z.string(),
+  questionMarkdown: z.string(),
+  listening: ListeningRequirement,
+  screening: z.object({ kind: Screening, required: z.boolean() }),
+  /** Link parameters the study records (e.g. PROLIFIC_PID), read from the listener's URL. */
+  linkParameters: z.array(z.string()),
+  /** What the listener is in for: trials in one session and a rough time (server/store/studies.ts says how). */
+  estimate: z.object({ trials: z.number().int().nonnegative(), seconds: z.number().nonnegative() }),
+  /** A "take a short break" notice after every this many trials (study.yaml breakEvery), or null. */
+  breakEvery: z.number().int().positive().nullable(),
+  /** The completion screen offers an optional comments box (study.yaml comments). */
+  comments: z.boolean(),
+});
+export type StudyIntro = z.infer<typeof StudyIntro>;
+
+export const StartSessionBody = z
+  .object({
+    study: StudyId,
+    /** External ids from the link, e.g. { PROLIFIC_PID: "…" }; only the study's linkParameters are kept. */
+    external: z.record(z.string().max(64), z.string().max(256)).default({}),
+  })
+  .strict();
+export type StartSessionBody = z.infer<typeof StartSessionBody>;
+
+export const Progress = z.object({
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+});
+export type Progress = z.infer<typeof Progress>;
+
+/** One trial as a listener sees it: opaque clip, two caption texts in this listener's order. */
+export const Trial = z.object({
+  /** 0-based position in this listener's sequence; the only handle a vote needs. */
+  position: z.number().int().nonnegative(),
+  kind: z.enum(['pair', 'practice']),
+  clip: z.object({
+    id: z.string(),
+    audioUrl: z.string(),
+    peaksUrl: z.string(),
+    duration: z.number().nonnegative(),
+  }),
+  captions: z.tuple([z.string(), z.string()]),
+});
+export type Trial = z.infer<typeof Trial>;
+
+export const Completion = z.object({
+  code: z.string().nullable(),
+  redirectUrl: z.string().nullable(),
+});
+export type Completion = z.infer<typeof Completion>;
+
+/**
+ * GET /api/session: where this listener stands. `upcoming` is the next up to UPCOMING_TRIALS
+ * unanswered trials after `trial`, in order: the client prefetches them and lets the listener
+ * answer them while offline.
+ */
+export const SessionState = z.object({
+  study: StudyId,
+  progress: Progress,
+  trial: Trial.nullable(),
+  upcoming: z.array(Trial).max(UPCOMING_TRIALS),
+  completion: Completion.nullable(),
+  /** The study's status: anything but open means no more trials and no more votes (studies/README.md). */
+  status: StudyStatus.exclude(['draft']),
+  /**
+   * Set while the study is paused or closed and this listener has not finished: the way out the
+   * researcher set (the completion code and link, only for a listener with saved answers).
+   */
+  stopped: Completion.nullable(),
+});
+export type SessionState = z.infer<typeof SessionState>;
+
+export const StartSessionReply = z.object({
+  /** Unguessable bearer token bound to this study; the client keeps it to resume. */
+  token: z.string(),
+  state: SessionState,
+});
+export type StartSessionReply = z.infer<typeof StartSessionReply>;
+
+export const VoteBody = z
+  .object({
+    /** Client-generated id: a retry with the same id returns the first acknowledgement. */
+    voteId: z
+      .string()
+      .uuid()
+      // The nil and max UUIDs are placeholders, not generated ids: a client sending one would make every vote a replay.
+      .refine((id) => !/^(0{8}-0{4}-0{4}-0{4}-0{12}|f{8}-f{4}-f{4}-f{4}-f{12})$/i.test(id), 'the nil (or max) UUID is not a vote id; send a random UUID'),
+    position: z.number().int().nonnegative(),
+    /** Which caption on screen was chosen: 1 = first shown (left/top), 2 = second. */
+    choice: z.union([z.literal(1), z.literal(2)]),
+    playCount: z.number().int().nonnegative().max(10_000),
+    secondsListened: z.number().nonnegative().max(86_400),
+    heardToEnd: z.boolean(),
+    hiddenMs: z.number().int().nonnegative().max(86_400_000),
+    responseMs: z.number().int().nonnegative().max(86_400_000),
+    clientTs: z.string().datetime({ offset: true }),
+  })
+  .strict();
+export type VoteBody = z.infer<typeof VoteBody>;
+
+/** A vote's acknowledgement: stored with the vote and replayed identically for a retried vote id. */
+export const VoteAck = z.object({
+  voteId: z.string(),
+  position: z.number().int(),
+  serverTs: z.string(),
+  progress: Progress,
+  /** Practice trials only: whether the choice matched the intended answer. */
+  feedback: z.object({ correct: z.boolean() }).nullable(),
+});
+export type VoteAck = z.infer<typeof VoteAck>;
+
+export const ScreeningBody = z
+  .object({
+    kind: z.enum(HEADPHONE_CHECKS),
+    passed: z.boolean(),
+    correct: z.number().int().nonnegative(),
+    trials: z.number().int().positive(),
+    attempts: z.number().int().positive(),
+    userAgent: z.string().max(512),
+    audioOutput: z.record(z.string().max(64), z.union([z.string().max(256), z.number(), z.boolean(), z.null()])),
+  })
+  .strict();
+export type ScreeningBody = z.infer<typeof ScreeningBody>;
+
+/**
+ * POST /api/session/problems: the trial's clip would not load or play even after "Try again"; the
+ * listener skips it. Stored as a problem, never as a vote; the reply is the new SessionState.
+ */
+export const ProblemBody = z
+  .object({
+    position: z.number().int().nonnegative(),
+    problem: z.enum(TRIAL_PROBLEMS),
+    /** What the browser said (a MediaError code or the play() rejection's name), for the researcher. */
+    detail: z.string().max(256).nullable(),
+    clientTs: z.string().datetime({ offset: true }),
+  })
+  .strict();
+export type ProblemBody = z.infer<typeof ProblemBody>;
+
+/** POST /api/session/comments: what a listener who finished wants to tell the researchers (optional). */
+export const CommentsBody = z.object({ text: z.string().trim().min(1).max(2000) }).strict();
+export type CommentsBody = z.infer<typeof CommentsBody>;
+export const CommentsAck = z.object({ saved: z.literal(true) });

@@ -1,0 +1,102 @@
+/**
+ * The analyst's API: the export bundle, the live dashboard, the participants table and report links.
+ */
+import { z } from 'zod';
+import { StudyId, StudyStatus } from './common';
+
+/** The study export bundle (analysis-spec §1): each file's CSV text under its file name. */
+export const ExportBundle = z.object({
+  'items.csv': z.string(),
+  'votes.csv': z.string(),
+  'judge_scores.csv': z.string(),
+  'listeners.csv': z.string(),
+  'study.json': z.string(),
+});
+export type ExportBundle = z.infer<typeof ExportBundle>;
+
+
+/** Live figures of a running study, computed from the database by analysis/ on each request. */
+export const Dashboard = z.object({
+  study: StudyId,
+  status: StudyStatus,
+  generatedAt: z.string(),
+  targetListeners: z.number().int(),
+  listeners: z.object({
+    started: z.number().int(),
+    completed: z.number().int(),
+    inProgress: z.number().int(),
+    /** listeners with at least one vote: the ones the analysis sees */
+    voted: z.number().int(),
+    retained: z.number().int(),
+    excluded: z.number().int(),
+    excludedByReason: z.record(z.string(), z.number().int()),
+    /** per rule, listeners for whom its check could not run (reported, neither pass nor fail) */
+    notRunByReason: z.record(z.string(), z.number().int()),
+    /** the rules in force, e.g. attention ≥ 75% */
+    rules: z.array(z.object({ reason: z.string(), description: z.string() })),
+  }),
+  /** Minutes from session start to the last vote, one entry per completed listener (sorted). */
+  completionMinutes: z.array(z.number()),
+  votes: z.object({
+    total: z.number().int(),
+    /** per item (practice included), in study order */
+    perItem: z.array(z.object({ seq: z.number().int(), kind: z.enum(['pair', 'attention', 'practice']), votes: z.number().int() })),
+  }),
+  attention: z.object({
+    answered: z.number().int(),
+    correct: z.number().int(),
+    /** correct attention answers / all attention answers, over all listeners (the report's attention_pass_rate) */
+    passRate: z.number().nullable(),
+  }),
+  screening: z.object({ kind: z.string(), passed: z.number().int(), failed: z.number().int(), notRun: z.number().int() }),
+  reliability: z.object({
+    items: z.number().int(),
+    votes: z.number().int(),
+    krippendorffAlpha: z.number().nullable(),
+    fleissKappa: z.number().nullable(),
+    brennanPredigerKappa: z.number().nullable(),
+    meanPairwiseAgreement: z.number().nullable(),
+    /** the a/b labelling α and Fleiss' κ are computed on */
+    coding: z.string(),
+  }),
+  judges: z.array(
+    z.object({
+      judge: z.string(),
+      items: z.number().int(),
+      agreement: z.number().nullable(),
+      ci95: z.tuple([z.number(), z.number()]).nullable(),
+      cohenKappa: z.number().nullable(),
+    }),
+  ),
+});
+export type Dashboard = z.infer<typeof Dashboard>;
+
+/**
+ * One row of the studio's per-listener table: who the listener is on the recruiting platform,
+ * how far they got, and the analysis' verdict. `excludedFor` comes from the live report's
+ * exclusion list (analysis/report.ts), never from rules of the studio's own.
+ */
+export const ParticipantRow = z.object({
+  listener: z.string(),
+  /** PROLIFIC_PID, else MTurk's workerId, else null (a plain link) */
+  participant: z.string().nullable(),
+  /** every recorded link parameter */
+  external: z.record(z.string(), z.string()),
+  startedAt: z.string(),
+  completedAt: z.string().nullable(),
+  progress: z.object({ done: z.number().int(), total: z.number().int() }),
+  attention: z.object({ correct: z.number().int(), answered: z.number().int() }).nullable(),
+  screening: z.enum(['passed', 'failed']).nullable(),
+  /** exclusion reasons, the first being the one the report counts it under */
+  excludedFor: z.array(z.string()),
+  /** the completion code this listener was shown; null until they finished */
+  completionCode: z.string().nullable(),
+  decision: z.enum(['APPROVE', 'REJECT']),
+  reason: z.string(),
+});
+export type ParticipantRow = z.infer<typeof ParticipantRow>;
+export const ParticipantTable = z.object({ study: StudyId, participants: z.array(ParticipantRow) });
+export type ParticipantTable = z.infer<typeof ParticipantTable>;
+
+export const ReportLink = z.object({ url: z.string(), expiresAt: z.string() });
+export type ReportLink = z.infer<typeof ReportLink>;

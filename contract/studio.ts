@@ -1,0 +1,171 @@
+/**
+ * The researcher studio's API (Authorization: the studio's sign-in cookie or a Bearer access token):
+ * define, build, preview and run a study without shell access.
+ */
+import { z } from 'zod';
+import { STAFF_ROLES } from './constants';
+import { ApiError, StudyId, StudyStatus } from './common';
+import { ListeningRequirement } from './study-definition';
+import { Trial } from './listener';
+
+export const StudioStudy = z.object({
+  id: StudyId,
+  title: z.string(),
+  status: StudyStatus,
+  items: z.number().int().nonnegative(),
+  listeners: z.number().int().nonnegative(),
+  completed: z.number().int().nonnegative(),
+  votes: z.number().int().nonnegative(),
+  /** false for a study folder not built yet (a draft written in the studio or by hand) */
+  built: z.boolean(),
+});
+export type StudioStudy = z.infer<typeof StudioStudy>;
+
+export const StudioStudyList = z.object({ studies: z.array(StudioStudy) });
+
+/** POST /api/studio/session: exchanges an access token for the studio's HttpOnly sign-in cookie. */
+export const StaffSignInBody = z.object({ token: z.string().min(1).max(512) }).strict();
+export const StaffSession = z.object({ role: z.enum(STAFF_ROLES) });
+export type StaffSession = z.infer<typeof StaffSession>;
+
+export const StudyStatusBody = z.object({ status: StudyStatus }).strict();
+
+/** One problem in a study.yaml, located at its line and column (studies/parse.ts). */
+export const DefinitionProblem = z.object({
+  file: z.string(),
+  line: z.number().int(),
+  column: z.number().int(),
+  field: z.string(),
+  message: z.string(),
+});
+export type DefinitionProblem = z.infer<typeof DefinitionProblem>;
+
+/**
+ * 400 body of a refused definition: the first problem as `message`/`field`, then every problem.
+ * (A request refused before the definition was read — e.g. a bad study name — has no `problems`.)
+ */
+export const DefinitionErrorBody = ApiError.extend({ problems: z.array(DefinitionProblem).optional() });
+export type DefinitionErrorBody = z.infer<typeof DefinitionErrorBody>;
+
+const YamlText = z.string().max(1_000_000, 'a study.yaml is at most 1 MB');
+
+export const CreateStudyBody = z
+  .object({
+    name: StudyId,
+    /** Pasted or uploaded study.yaml text; or */
+    yaml: YamlText.optional(),
+    /** a template id from GET /api/studio/templates. */
+    template: z.string().regex(/^[a-z0-9-]{1,64}$/).optional(),
+  })
+  .strict()
+  .refine((b) => (b.yaml === undefined) !== (b.template === undefined), { message: 'give either yaml or template', path: ['yaml'] });
+export type CreateStudyBody = z.infer<typeof CreateStudyBody>;
+
+export const SaveDefinitionBody = z.object({ yaml: YamlText }).strict();
+export const CloneStudyBody = z.object({ name: StudyId }).strict();
+
+export const StudyTemplate = z.object({ id: z.string(), title: z.string(), yaml: z.string() });
+export const StudyTemplateList = z.object({ templates: z.array(StudyTemplate) });
+export type StudyTemplate = z.infer<typeof StudyTemplate>;
+
+export const StudyFileKind = z.enum(['captions', 'judges']);
+export type StudyFileKind = z.infer<typeof StudyFileKind>;
+/** A file name kept as uploaded (judge files say <system>__<judge>__<run>.json), without any path. */
+export const StudyFileName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|csv)$/, 'a file name of letters, digits, . _ - ending in .json or .csv');
+
+export const UploadStudyFileBody = z
+  .object({
+    kind: StudyFileKind,
+    name: StudyFileName,
+    content: z.string().min(1, 'the file is empty').max(32 * 1024 * 1024),
+    /** overwrite an uploaded file of the same name (the studio asks first); otherwise 409 file_exists */
+    replace: z.boolean().optional(),
+  })
+  .strict();
+export type UploadStudyFileBody = z.infer<typeof UploadStudyFileBody>;
+
+/** Rewrites the definition's `sources:` from the uploaded files: one metaset source per caption file. */
+export const UseUploadedSourcesBody = z.object({ audioRoot: z.string().min(1).max(4096) }).strict();
+
+export const StudyFiles = z.object({ captions: z.array(z.string()), judges: z.array(z.string()) });
+
+export const ListenerLinks = z.object({
+  /** Plain link; parameters the study records are read from its query string. */
+  plain: z.string(),
+  /** Prolific study URL with its {{%PROLIFIC_PID%}}-style placeholders. */
+  prolific: z.string(),
+  /** MTurk ExternalQuestion URL (MTurk appends workerId, assignmentId, hitId itself). */
+  mturk: z.string(),
+  /** Link parameters the study records; placeholders for others are left out. */
+  recorded: z.array(z.string()),
+});
+export type ListenerLinks = z.infer<typeof ListenerLinks>;
+
+const KindCounts = z.object({ pair: z.number().int(), attention: z.number().int(), practice: z.number().int() });
+
+export const StudyDetail = StudioStudy.extend({
+  /** Whether the study has a folder under the data dir the studio can edit (else: read-only). */
+  editable: z.boolean(),
+  /** Whether it has been built (rows in the database). */
+  built: z.boolean(),
+  yaml: z.string(),
+  files: StudyFiles,
+  itemsByKind: KindCounts,
+  links: ListenerLinks,
+  /** the latest studio change to the folder that Undo takes back (upload, sources, save) */
+  undo: z.object({ description: z.string(), at: z.string() }).nullable(),
+});
+export type StudyDetail = z.infer<typeof StudyDetail>;
+
+const SamplerBucket = z.object({
+  from: z.number().nullable(),
+  to: z.number().nullable(),
+  available: z.number(),
+  target: z.number(),
+  chosen: z.number(),
+});
+
+export const BuildReport = z.object({
+  study: StudyId,
+  /** validate: nothing written to the study; build: what happened to it. */
+  action: z.enum(['validated', 'created', 'rebuilt', 'definition updated', 'unchanged']),
+  status: StudyStatus.nullable(),
+  items: KindCounts,
+  sampler: z
+    .object({
+      candidates: z.number(),
+      unscored: z.number(),
+      /** Candidate pairs left out because both captions read the same. */
+      identical: z.number(),
+      perSystem: z.record(z.string(), z.number()),
+      buckets: z.array(SamplerBucket),
+      utterancesUsed: z.number(),
+    })
+    .nullable(),
+  /** One summary per source import run into the manifest (validate: what the dry run read). */
+  sources: z.array(z.object({ kind: z.string(), summary: z.string() })),
+  /** Warnings that did not stop it, e.g. "12 plans skipped: clip not in the manifest". */
+  notes: z.array(z.string()).default([]),
+});
+export type BuildReport = z.infer<typeof BuildReport>;
+
+/** Every trial of a study, each exactly as a listener receives it, with what the researcher may know. */
+export const TrialPreviewList = z.object({
+  /** What the trial screen needs besides the trial: the study's listening requirement and question. */
+  listening: ListeningRequirement,
+  question: z.string(),
+  trials: z.array(
+    z.object({
+      seq: z.number().int(),
+      kind: z.enum(['pair', 'attention', 'practice']),
+      systems: z.tuple([z.string(), z.string()]),
+      expected: z.enum(['a', 'b']).nullable(),
+      trial: Trial,
+    }),
+  ),
+});
+export type TrialPreviewList = z.infer<typeof TrialPreviewList>;
+
+export const StudyAction = z.enum(['open', 'pause', 'close']);

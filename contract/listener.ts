@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { HEADPHONE_CHECKS, TRIAL_PROBLEMS, UPCOMING_TRIALS } from './constants';
 import { StudyId, StudyStatus } from './common';
 import { Language, ListeningRequirement, Screening } from './study-definition';
+import { answerFields, Trial, TrialSettings } from './trials';
 
 export { UPCOMING_TRIALS };
 
@@ -21,6 +22,8 @@ export const StudyIntro = z.object({
   instructionsMarkdown: z.string(),
   questionMarkdown: z.string(),
   listening: ListeningRequirement,
+  /** The study's kind of trial and, for ratings, the scale every trial shows. */
+  trial: TrialSettings,
   screening: z.object({ kind: Screening, required: z.boolean() }),
   /** Link parameters the study records (e.g. PROLIFIC_PID), read from the listener's URL. */
   linkParameters: z.array(z.string()),
@@ -48,20 +51,7 @@ export const Progress = z.object({
 });
 export type Progress = z.infer<typeof Progress>;
 
-/** One trial as a listener sees it: opaque clip, two caption texts in this listener's order. */
-export const Trial = z.object({
-  /** 0-based position in this listener's sequence; the only handle a vote needs. */
-  position: z.number().int().nonnegative(),
-  kind: z.enum(['pair', 'practice']),
-  clip: z.object({
-    id: z.string(),
-    audioUrl: z.string(),
-    peaksUrl: z.string(),
-    duration: z.number().nonnegative(),
-  }),
-  captions: z.tuple([z.string(), z.string()]),
-});
-export type Trial = z.infer<typeof Trial>;
+export { Trial, TrialSettings } from './trials';
 
 export const Completion = z.object({
   code: z.string().nullable(),
@@ -97,6 +87,10 @@ export const StartSessionReply = z.object({
 });
 export type StartSessionReply = z.infer<typeof StartSessionReply>;
 
+const ANSWER_KEYS = Object.keys(answerFields) as Array<keyof typeof answerFields>;
+const partial = <T extends Record<string, z.ZodType>>(shape: T) =>
+  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
+
 export const VoteBody = z
   .object({
     /** Client-generated id: a retry with the same id returns the first acknowledgement. */
@@ -106,8 +100,8 @@ export const VoteBody = z
       // The nil and max UUIDs are placeholders, not generated ids: a client sending one would make every vote a replay.
       .refine((id) => !/^(0{8}-0{4}-0{4}-0{4}-0{12}|f{8}-f{4}-f{4}-f{4}-f{12})$/i.test(id), 'the nil (or max) UUID is not a vote id; send a random UUID'),
     position: z.number().int().nonnegative(),
-    /** Which caption on screen was chosen: 1 = first shown (left/top), 2 = second. */
-    choice: z.union([z.literal(1), z.literal(2)]),
+    /** The answer, in the fields of the trial's kind (contract/trials): `choice` for a pair, `score` for a rating. */
+    ...partial(answerFields),
     playCount: z.number().int().nonnegative().max(10_000),
     secondsListened: z.number().nonnegative().max(86_400),
     heardToEnd: z.boolean(),
@@ -115,7 +109,16 @@ export const VoteBody = z
     responseMs: z.number().int().nonnegative().max(86_400_000),
     clientTs: z.string().datetime({ offset: true }),
   })
-  .strict();
+  .strict()
+  .superRefine((vote, ctx) => {
+    const given = ANSWER_KEYS.filter((key) => vote[key] !== undefined);
+    if (given.length !== 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: [given[1] ?? ANSWER_KEYS[0]],
+        message: `a vote carries one answer: ${ANSWER_KEYS.join(' (a caption pair) or ')} (a rating)${given.length ? `, not ${given.join(' and ')}` : ''}`,
+      });
+  });
 export type VoteBody = z.infer<typeof VoteBody>;
 
 /** A vote's acknowledgement: stored with the vote and replayed identically for a retried vote id. */

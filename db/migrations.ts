@@ -7,6 +7,12 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * The migration rebuilds tables that others reference (SQLite's "make other kinds of table
+   * schema changes" procedure): foreign keys are switched off around its transaction and every
+   * reference is checked before it commits.
+   */
+  rebuildsTables?: true;
 }
 
 export const migrations: Migration[] = [
@@ -271,6 +277,85 @@ export const migrations: Migration[] = [
       -- What a listener chose to tell the researchers when they finished (study.yaml comments: true); exported in
       -- listeners.csv. NULL: none given.
       ALTER TABLE listeners ADD COLUMN comments TEXT;
+    `,
+  },
+  {
+    version: 10,
+    name: 'trial kinds',
+    rebuildsTables: true,
+    sql: `
+      -- Items, assignments and votes stop being caption pairs only (contract/trials). An item has a
+      -- trial kind; a rating item names its rated system in system_a (and its caption, if the study shows
+      -- one, in caption_a) and leaves the b side empty; its expected answer is the required score.
+      -- kind: the item's role, i.e. its trial kind for an ordinary item, or attention | practice.
+      CREATE TABLE items_v10 (
+        id           TEXT PRIMARY KEY,
+        study_id     TEXT NOT NULL REFERENCES studies(id),
+        seq          INTEGER NOT NULL,
+        kind         TEXT NOT NULL CHECK (kind IN ('pair','rating','attention','practice')),
+        trial_kind   TEXT NOT NULL DEFAULT 'pair' CHECK (trial_kind IN ('pair','rating')),
+        utterance_id TEXT NOT NULL,
+        clip_id      TEXT NOT NULL REFERENCES clips(id),
+        system_a     TEXT NOT NULL,
+        system_b     TEXT,
+        caption_a    TEXT,
+        caption_b    TEXT,
+        expected     TEXT,
+        UNIQUE (study_id, seq),
+        CHECK (kind IN ('attention','practice') OR kind = trial_kind),
+        CHECK (trial_kind != 'pair' OR (system_b IS NOT NULL AND caption_a IS NOT NULL AND caption_b IS NOT NULL
+                                        AND (expected IS NULL OR expected IN ('a','b')))),
+        CHECK (trial_kind != 'rating' OR (system_b IS NULL AND caption_b IS NULL
+                                          AND (expected IS NULL OR expected GLOB '[1-9]')))
+      );
+      INSERT INTO items_v10 (id, study_id, seq, kind, trial_kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
+        SELECT id, study_id, seq, kind, 'pair', utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected FROM items;
+      DROP TABLE items;
+      ALTER TABLE items_v10 RENAME TO items;
+      CREATE INDEX items_study ON items(study_id);
+
+      -- first: the caption shown first for a pair; NULL for kinds without an order.
+      CREATE TABLE assignments_v10 (
+        listener_id TEXT NOT NULL REFERENCES listeners(id),
+        position    INTEGER NOT NULL,
+        item_id     TEXT NOT NULL REFERENCES items(id),
+        first       TEXT CHECK (first IN ('a','b')),
+        assigned_at TEXT NOT NULL,
+        PRIMARY KEY (listener_id, position),
+        UNIQUE (listener_id, item_id)
+      );
+      INSERT INTO assignments_v10 SELECT listener_id, position, item_id, first, assigned_at FROM assignments;
+      DROP TABLE assignments;
+      ALTER TABLE assignments_v10 RENAME TO assignments;
+      CREATE INDEX assignments_item ON assignments(item_id);
+
+      -- A vote is any kind's answer: first + chosen for a pair, score for a rating (exactly one of them).
+      CREATE TABLE votes_v10 (
+        id               TEXT PRIMARY KEY,
+        listener_id      TEXT NOT NULL REFERENCES listeners(id),
+        item_id          TEXT NOT NULL REFERENCES items(id),
+        position         INTEGER NOT NULL,
+        first            TEXT CHECK (first IN ('a','b')),
+        chosen           TEXT CHECK (chosen IN ('a','b')),
+        score            INTEGER CHECK (score BETWEEN 1 AND 9),
+        play_count       INTEGER NOT NULL,
+        seconds_listened REAL NOT NULL,
+        heard_to_end     INTEGER NOT NULL CHECK (heard_to_end IN (0,1)),
+        hidden_ms        INTEGER NOT NULL,
+        response_ms      INTEGER NOT NULL,
+        client_ts        TEXT NOT NULL,
+        server_ts        TEXT NOT NULL,
+        UNIQUE (listener_id, item_id),
+        CHECK ((chosen IS NOT NULL AND first IS NOT NULL AND score IS NULL) OR (chosen IS NULL AND first IS NULL AND score IS NOT NULL))
+      );
+      -- Votes keep their rowids: a replayed acknowledgement counts progress by rowid (server/store/votes.ts).
+      INSERT INTO votes_v10 (rowid, id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened,
+                             heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
+        SELECT rowid, id, listener_id, item_id, position, first, chosen, NULL, play_count, seconds_listened,
+               heard_to_end, hidden_ms, response_ms, client_ts, server_ts FROM votes;
+      DROP TABLE votes;
+      ALTER TABLE votes_v10 RENAME TO votes;
+      CREATE INDEX votes_item ON votes(item_id);
     `,
   },
 ];

@@ -33,14 +33,26 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   return db;
 }
 
-export function migrate(db: Db): void {
+/** Brings the file to the latest schema version (or to `upTo`, for tests of a later migration). */
+export function migrate(db: Db, upTo = Infinity): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (const m of migrations) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-    })();
+    if (m.version <= current || m.version > upTo) continue;
+    // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched around it.
+    if (m.rebuildsTables) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        db.exec(m.sql);
+        if (m.rebuildsTables) {
+          const broken = db.pragma('foreign_key_check') as Array<{ table: string; parent: string }>;
+          if (broken.length > 0)
+            throw new Error(`migration ${m.version} (${m.name}) would leave ${broken.length} broken references, e.g. ${broken[0].table} → ${broken[0].parent}`);
+        }
+        db.pragma(`user_version = ${m.version}`);
+      })();
+    } finally {
+      if (m.rebuildsTables) db.pragma('foreign_keys = ON');
+    }
   }
 }
 

@@ -111,7 +111,7 @@ async function run(): Promise<number> {
             if (res.body.voteId !== pending.voteId || res.body.position !== pending.position) {
               problems.push(`ack does not match vote ${pending.voteId}`);
             }
-            acks.push({ token, voteId: pending.voteId, position: pending.position, choice: pending.choice });
+            acks.push({ token, voteId: pending.voteId, position: pending.position, choice: pending.choice! });
             acksPerToken.set(token, acksPerToken.get(token)! + 1);
             if (retried) replayed++;
             pending = null;

@@ -240,7 +240,7 @@ describe('VoteQueue', () => {
         if (r < 0.15) throw new TypeError('Failed to fetch'); // never reached the server
         const held = server.get(v.body.position);
         if (held && held.voteId !== v.body.voteId) throw new HttpError(409, { error: 'already_answered', message: '' });
-        if (!held) server.set(v.body.position, { voteId: v.body.voteId, choice: v.body.choice });
+        if (!held) server.set(v.body.position, { voteId: v.body.voteId, choice: v.body.choice! });
         if (r < 0.3) throw new TypeError('network changed'); // recorded, reply lost
         return ackFor(v);
       },

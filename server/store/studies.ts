@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/open';
 import { Language, ListeningRequirement, Screening } from '../../contract/study-definition';
-import { type StudyIntro } from '../../contract/listener';
+import { TrialSettings, type StudyIntro } from '../../contract/listener';
 
 export type { StudyStatus } from '../../contract/constants';
 import type { StudyStatus } from '../../contract/constants';
@@ -17,6 +17,7 @@ const ServedDefinition = z.object({
   instructions: z.string().default(''),
   question: z.string().default('Which caption better describes how the speech is delivered?'),
   listening: ListeningRequirement.default({ mode: 'whole' }),
+  trial: TrialSettings.default({ kind: 'pair' }),
   screening: z.object({ kind: Screening, required: z.boolean() }).default({ kind: 'none', required: false }),
   linkParameters: z.array(z.string()).default([]),
   design: z.object({ itemsPerListener: z.number().int().positive().optional() }).default({}),
@@ -137,6 +138,7 @@ export function studyRepository(db: Db) {
         instructionsMarkdown: d.instructions,
         questionMarkdown: d.question,
         listening: d.listening,
+        trial: d.trial,
         screening: d.screening,
         linkParameters: d.linkParameters,
         estimate: estimate(study),

@@ -141,9 +141,11 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
 export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {}): Promise<{ studyId: string; summary: BuildSummary }> {
   const studyId = studyIdOf(dir);
   const parsed = readDefinition(dir);
-  const roots = studyRoots(resolve(dir), options);
-  const { sources: resolved } = await resolveSources(parsed, resolve(dir), { roots });
-  const material = resolved.length > 0 ? await readMaterial(resolved, { roots, studyDir: resolve(dir) }) : null;
+  // A definition file (a template) is read like a folder's study.yaml: its paths start beside it.
+  const studyDir = definitionFile(dir).dir;
+  const roots = studyRoots(studyDir, options);
+  const { sources: resolved } = await resolveSources(parsed, studyDir, { roots });
+  const material = resolved.length > 0 ? await readMaterial(resolved, { roots, studyDir }) : null;
   // A study its own files cannot satisfy is refused before anything is imported.
   if (material) planStudy(db, parsed, { material, clipOf: notImported });
   const sources = options.skipSources ? [] : await runSources(db, resolved, options.importers ?? (resolved.length ? await defaultImporters() : {}));

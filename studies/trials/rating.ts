@@ -49,19 +49,24 @@ export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanCon
   const known = (kind: 'attention' | 'practice', utteranceId: string, clipId: string, caption: string | undefined, score: number): PlannedItem => ({
     kind, trialKind: 'rating', utteranceId, clipId, systemA: kind, systemB: null, captionA: caption ?? null, captionB: null, expected: String(score),
   });
+  const practice: PlannedItem[] = [];
+  def.practice.forEach((entry, i) => {
+    const clipId = study.clipOf(entry.utterance, ['practice', i, 'utterance']);
+    study.checkPractice(items, i, entry.utterance, clipId);
+    if (clipId) practice.push(known('practice', entry.utterance, clipId, entry.caption, entry.score));
+  });
+  const checks: PlannedItem[] = [];
   const attention = def.attentionChecks;
   if (attention?.mode === 'explicit') {
     attention.list.forEach((entry, i) => {
       const clipId = study.clipOf(entry.utterance, ['attentionChecks', 'list', i, 'utterance']);
-      if (clipId) items.push(known('attention', entry.utterance, clipId, entry.caption, entry.score));
+      if (clipId) checks.push(known('attention', entry.utterance, clipId, entry.caption, entry.score));
     });
   } else if (attention?.mode === 'generated') {
-    for (const check of study.generatedChecks(attention, items)) items.push(known('attention', check.utteranceId, check.clipId, check.wrong, WRONG_DESCRIPTION_SCORE));
+    // Away from the practice clips too: a check there would contradict what practice taught of that clip.
+    for (const check of study.generatedChecks(attention, [...items, ...practice])) {
+      checks.push(known('attention', check.utteranceId, check.clipId, check.wrong, WRONG_DESCRIPTION_SCORE));
+    }
   }
-  def.practice.forEach((entry, i) => {
-    const clipId = study.clipOf(entry.utterance, ['practice', i, 'utterance']);
-    study.checkPractice(items, i, entry.utterance, clipId);
-    if (clipId) items.push(known('practice', entry.utterance, clipId, entry.caption, entry.score));
-  });
-  return { items, sampler };
+  return { items: [...items, ...checks, ...practice], sampler };
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { LANGUAGES, SCREENINGS } from './constants';
 import { TrialSettings, type RatingSettings } from './trials';
+import { RATING_POINTS } from './trials/rating';
 
 export type ListeningRequirement = z.infer<typeof ListeningRequirement>;
 
@@ -101,18 +102,21 @@ export type KnownAnswer = z.infer<typeof KnownAnswer>;
 export const AttentionAttribute = z.enum(['gender', 'emotion', 'accent', 'rate']);
 export type AttentionAttribute = z.infer<typeof AttentionAttribute>;
 
+/** Attention checks made from the clips' labels (studies/attention.ts), for any trial kind that shows descriptions. */
+const GeneratedAttention = z
+  .object({
+    mode: z.literal('generated'),
+    count: z.number().int().positive(),
+    attributes: z.array(AttentionAttribute).min(1).default(['gender', 'emotion', 'accent', 'rate']),
+    /** Whose caption is the clip's true description to invert; labels are rendered into one when it lacks the attribute. */
+    descriptionSystem: SystemName.default('oracle'),
+    utterances: UtteranceFilter.optional(),
+  })
+  .strict();
+
 export const AttentionConfig = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('explicit'), list: z.array(KnownAnswer).min(1) }).strict(),
-  z
-    .object({
-      mode: z.literal('generated'),
-      count: z.number().int().positive(),
-      attributes: z.array(AttentionAttribute).min(1).default(['gender', 'emotion', 'accent', 'rate']),
-      /** Whose caption is the clip's true description to invert; labels are rendered into one when it lacks the attribute. */
-      descriptionSystem: SystemName.default('oracle'),
-      utterances: UtteranceFilter.optional(),
-    })
-    .strict(),
+  GeneratedAttention,
 ]);
 export type AttentionConfig = z.infer<typeof AttentionConfig>;
 
@@ -122,40 +126,21 @@ export type AttentionConfig = z.infer<typeof AttentionConfig>;
  */
 export const RatingItemsConfig = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('explicit'), list: z.array(z.object({ utterance: UtteranceId, system: SystemName }).strict()).min(1) }).strict(),
-  z
-    .object({
-      mode: z.literal('sample'),
-      count: z.number().int().positive(),
-      /** Systems whose captions are rated; an entry ending in * matches every system with that prefix. */
-      systems: z.array(SystemName).min(1),
-      utterances: UtteranceFilter.optional(),
-      /** Every system is rated in at least this many items (k). */
-      minPerSystem: z.number().int().nonnegative().default(1),
-      /** How many items may share one utterance. */
-      maxPerUtterance: z.number().int().positive().default(1),
-    })
-    .strict(),
+  // The pair sampler's settings that mean something for single captions: no judge strata, no anchor.
+  SampleConfig.pick({ mode: true, count: true, systems: true, utterances: true, minPerSystem: true, maxPerUtterance: true }),
 ]);
 export type RatingItemsConfig = z.infer<typeof RatingItemsConfig>;
 
 /** A clip (with a caption to rate, if the study shows captions) and the score it must get. */
 export const KnownScore = z
-  .object({ utterance: UtteranceId, caption: Text.optional(), score: z.number().int().min(1).max(7).describe('the required score, 1 = lowest') })
+  .object({ utterance: UtteranceId, caption: Text.optional(), score: z.number().int().min(1).max(RATING_POINTS[1]).describe('the required score, 1 = lowest') })
   .strict();
 export type KnownScore = z.infer<typeof KnownScore>;
 
+/** Explicit checks with their required scores, or generated ones: the inverted description is shown and must get score 1. */
 export const RatingAttentionConfig = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('explicit'), list: z.array(KnownScore).min(1) }).strict(),
-  z
-    .object({
-      mode: z.literal('generated'),
-      count: z.number().int().positive(),
-      attributes: z.array(AttentionAttribute).min(1).default(['gender', 'emotion', 'accent', 'rate']),
-      /** Whose caption is the clip's true description to invert; the inverted one is shown and must get the lowest score. */
-      descriptionSystem: SystemName.default('oracle'),
-      utterances: UtteranceFilter.optional(),
-    })
-    .strict(),
+  GeneratedAttention,
 ]);
 export type RatingAttentionConfig = z.infer<typeof RatingAttentionConfig>;
 
@@ -232,7 +217,7 @@ function checkItemConfig(d: Record<string, unknown>, ctx: z.core.$RefinementCtx)
     const accepted = Object.keys(objectAt(schema, issue.path, input) ?? {});
     const unknown: string[] = [];
     for (const key of issue.keys) {
-      const owner = others.find((k) => objectAt(z.object(ITEM_CONFIGS[k]), [...issue.path, key], input) !== undefined || key in (objectAt(z.object(ITEM_CONFIGS[k]), issue.path, input) ?? {}));
+      const owner = others.find((k) => key in (objectAt(z.object(ITEM_CONFIGS[k]), issue.path, input) ?? {}));
       if (owner === undefined) unknown.push(key);
       else
         ctx.addIssue({

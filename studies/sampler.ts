@@ -151,15 +151,7 @@ export function apportion(total: number, weights: readonly number[], caps: reado
   return target;
 }
 
-interface DrawOptions {
-  count: number;
-  minPerSystem: number;
-  /** false: one bucket, no |Δ| range. */
-  stratify: boolean;
-  buckets: number;
-  nearTieWeight: number;
-  maxPerUtterance: number;
-}
+type DrawOptions = Omit<SamplerOptions, 'anchorSystem' | 'seed'>;
 
 /** How messages name the candidates ("caption pairs"), how many systems an item shows, and what else was left out. */
 interface DrawWords {

@@ -197,15 +197,14 @@ function objectAt(schema: z.core.$ZodType, path: readonly PropertyKey[], input: 
  * other kind takes (a pair sampler's judge in a rating study, a rating's score in a pair study)
  * is named as such, with what this kind takes there.
  */
-function checkItemConfig(d: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
-  const trial = TrialSettings.safeParse(d.trial ?? { kind: 'pair' });
-  if (!trial.success) return;
-  const kind = trial.data.kind;
+function checkItemConfig(d: Record<string, unknown>, kind: ItemConfigKind, ctx: z.core.$RefinementCtx): void {
   const input = { items: d.items, attentionChecks: d.attentionChecks, practice: d.practice };
   const schema = z.object(ITEM_CONFIGS[kind]);
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) {
-    if (trial.data.kind === 'rating') checkRatingConfig(trial.data, result.data as ItemConfigOf<'rating'>, ctx);
+    // Scores and captions are checked against trial settings that are right themselves.
+    const trial = TrialSettings.safeParse(d.trial ?? { kind: 'pair' });
+    if (trial.success && trial.data.kind === 'rating') checkRatingConfig(trial.data, result.data as ItemConfigOf<'rating'>, ctx);
     return;
   }
   const others = (Object.keys(ITEM_CONFIGS) as ItemConfigKind[]).filter((k) => k !== kind);
@@ -395,9 +394,11 @@ export const StudyDefinition = z
   // Also when other fields have problems, so that every problem of the file is reported at once.
   .superRefine(
     (d, ctx) => {
-      if (d === null || typeof d !== 'object') return;
-      checkItemConfig(d, ctx);
+      if (d === null || typeof d !== 'object' || Array.isArray(d)) return;
+      // The kind the study names, even where its other trial settings are wrong; an unknown kind has its own problem.
       const kind = (d.trial as { kind?: unknown } | undefined)?.kind ?? 'pair';
+      if (typeof kind !== 'string' || !(kind in ITEM_CONFIGS)) return;
+      checkItemConfig(d, kind as ItemConfigKind, ctx);
       if (kind !== 'rating' && (d.exclusion as { minListenerCorrelation?: unknown } | undefined)?.minListenerCorrelation !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['exclusion', 'minListenerCorrelation'], message: 'correlates a listener\'s scores with the panel\'s: only rating studies (trial: { kind: rating }) take it' });
       }

@@ -254,6 +254,13 @@ exclusion: { minListenerCorrelation: 0.2 }
       `study.yaml:${lineOf(noCaption, 'utterance: metaset:u39')}:5 practice[0]: needs a caption: this study shows a caption with every clip (trial.caption: true), so a practice trial without one would stand out`,
     ]);
 
+    // A wrong scale is named, and the items are still checked against the kind the study names.
+    const sixPoints = sampled.replace('scale: { points: 5 }', 'scale: { points: 6 }').replace('  maxPerUtterance: 2\n', '  maxPerUtterance: 2\n  buckets: 3\n');
+    expect(problems(catchParse(sixPoints))).toEqual([
+      `study.yaml:${lineOf(sixPoints, 'points: 6')}:20 trial.scale.points: a scale has 5 or 7 points`,
+      `study.yaml:${lineOf(sixPoints, 'buckets: 3')}:12 items.buckets: is an option of pair studies (trial: { kind: pair }); in a rating study this takes mode, count, systems, utterances, minPerSystem, maxPerUtterance`,
+    ]);
+
     const audioOnly = sampled.replace('  caption: true\n', '  caption: false\n');
     expect(problems(catchParse(audioOnly))).toEqual([
       `study.yaml:${lineOf(audioOnly, 'mode: generated')}:9 attentionChecks.mode: generated checks show a wrongly described clip, so they need trial.caption: true; for audio-only ratings list explicit checks (mode: explicit)`,

@@ -153,11 +153,16 @@ export function apportion(total: number, weights: readonly number[], caps: reado
 
 type DrawOptions = Omit<SamplerOptions, 'anchorSystem' | 'seed'>;
 
-/** How messages name the candidates ("caption pairs"), how many systems an item shows, and what else was left out. */
-interface DrawWords {
+/** What an item is: how messages name the candidates ("caption pairs") and what else was left out, how many systems it shows. */
+interface ItemShape {
   candidates: string;
-  systemsPerItem: number;
   leftOut: string;
+  systemsPerItem: number;
+  /**
+   * Among equally good picks, take the least-used utterance. Single captions are many per clip, so
+   * filling one clip early can leave a system that still needs k items nowhere to go.
+   */
+  spreadUtterances: boolean;
 }
 
 interface Drawn {
@@ -170,15 +175,15 @@ interface Drawn {
  * feasibility checks, |Δ| buckets, (1) coverage of every system k times, (2) filling the buckets
  * with the least-used systems. `random` is the sampler's stream; the caller may go on drawing from it.
  */
-function draw(all: Candidate[], systems: readonly string[], options: DrawOptions, random: Random, words: DrawWords): Drawn {
+function draw(all: Candidate[], systems: readonly string[], options: DrawOptions, random: Random, shape: ItemShape): Drawn {
   const k = options.minPerSystem;
   const nBuckets = options.stratify ? options.buckets : 1;
   if (options.count > all.length) {
-    throw new SamplingError(`asked for ${options.count} items but only ${all.length} ${words.candidates} exist over the chosen systems and utterances${words.leftOut}`);
+    throw new SamplingError(`asked for ${options.count} items but only ${all.length} ${shape.candidates} exist over the chosen systems and utterances${shape.leftOut}`);
   }
-  if (k * systems.length > words.systemsPerItem * options.count) {
+  if (k * systems.length > shape.systemsPerItem * options.count) {
     throw new SamplingError(
-      `minPerSystem ${k} is impossible: ${systems.length} systems × ${k} appearances need at least ${Math.ceil((k * systems.length) / words.systemsPerItem)} items, but count is ${options.count}`,
+      `minPerSystem ${k} is impossible: ${systems.length} systems × ${k} appearances need at least ${Math.ceil((k * systems.length) / shape.systemsPerItem)} items, but count is ${options.count}`,
     );
   }
   const perUtterancePairs = new Map<string, number>();
@@ -234,13 +239,14 @@ function draw(all: Candidate[], systems: readonly string[], options: DrawOptions
   // Each pick looks at the first SCAN eligible candidates of the relevant (shuffled) list: exact
   // for study-sized pools, and a seeded random subset for MetaSet-sized ones (10^5+ pairs).
   const SCAN = 4000;
+  const spread = (c: Candidate, score: number) => (shape.spreadUtterances ? score * (options.maxPerUtterance + 1) - (perUtterance.get(c.utteranceId) ?? 0) : score);
   const bestOf = (list: readonly Candidate[], score: (c: Candidate) => number): Candidate | undefined => {
     let best: Candidate | undefined;
     let bestScore = -Infinity;
     let seen = 0;
     for (const c of list) {
       if (!eligible(c)) continue;
-      const s = score(c);
+      const s = spread(c, score(c));
       if (s > bestScore) [best, bestScore] = [c, s];
       if (++seen >= SCAN) break;
     }
@@ -324,6 +330,7 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
     {
       candidates: 'caption pairs',
       systemsPerItem: 2,
+      spreadUtterances: false,
       leftOut: (unscored > 0 ? ` (${unscored} more lack a judge score)` : '') + (identical > 0 ? ` (${identical} more pair two captions that read the same)` : ''),
     },
   );
@@ -364,6 +371,7 @@ export function sampleRatedCaptions(
   const { chosen, summary } = draw(all, systems, { ...options, stratify: false, buckets: 1, nearTieWeight: 1 }, createRandom(options.seed, 'sampler'), {
     candidates: 'captions',
     systemsPerItem: 1,
+    spreadUtterances: true,
     leftOut: '',
   });
   const items = chosen.map((c) => ({ utteranceId: c.utteranceId, system: c.systems[0] }));

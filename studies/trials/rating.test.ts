@@ -286,23 +286,49 @@ function catchParse(yaml: string): unknown {
 }
 
 describe('sampleRatedCaptions', () => {
-  it('covers every system k times, respects maxPerUtterance, and is deterministic for a seed', () => {
+  const pool = (nSystems: number, nUtterances: number) => {
+    const systems = Array.from({ length: nSystems }, (_, i) => `s${i}`);
+    return { systems, captions: Array.from({ length: nUtterances }, (_, u) => systems.map((system) => ({ utteranceId: `u${u}`, system, score: null }))).flat() };
+  };
+  /** The guarantees of a drawn sample: count distinct captions, every system ≥ k, no clip over maxPerUtterance, seeded. */
+  const checkSample = (systems: string[], nUtterances: number, options: { count: number; minPerSystem: number; maxPerUtterance: number; seed: number }, run: () => ReturnType<typeof sampleRatedCaptions>) => {
+    const { items, summary } = run();
+    expect(items).toHaveLength(options.count);
+    for (const s of systems) expect(items.filter((i) => i.system === s).length).toBeGreaterThanOrEqual(options.minPerSystem);
+    for (let u = 0; u < nUtterances; u++) expect(items.filter((i) => i.utteranceId === `u${u}`).length).toBeLessThanOrEqual(options.maxPerUtterance);
+    expect(new Set(items.map((i) => `${i.utteranceId} ${i.system}`)).size).toBe(options.count);
+    expect(summary.perSystem).toEqual(Object.fromEntries(systems.map((s) => [s, items.filter((i) => i.system === s).length])));
+    expect(run()).toEqual({ items, summary });
+  };
+  const sizes = [fc.integer({ min: 2, max: 8 }), fc.integer({ min: 3, max: 40 }), fc.integer({ min: 1, max: 4 }), fc.integer()] as const;
+
+  it('with half the clips\' capacity to spare, always covers every system k = count / systems times, within maxPerUtterance, deterministically', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 6 }), fc.integer({ min: 4, max: 30 }), fc.integer({ min: 1, max: 3 }), fc.integer(), (nSystems, nUtterances, maxPerUtterance, seed) => {
-        const systems = Array.from({ length: nSystems }, (_, i) => `s${i}`);
-        const captions = Array.from({ length: nUtterances }, (_, u) => systems.map((system) => ({ utteranceId: `u${u}`, system, score: null }))).flat();
-        const count = Math.min(nUtterances * maxPerUtterance, nSystems * 2);
-        const k = Math.floor(count / nSystems);
-        const run = () => sampleRatedCaptions(captions, systems, { count, minPerSystem: k, maxPerUtterance, seed });
-        const { items, summary } = run();
-        expect(items).toHaveLength(count);
-        for (const s of systems) expect(items.filter((i) => i.system === s).length).toBeGreaterThanOrEqual(k);
-        for (let u = 0; u < nUtterances; u++) expect(items.filter((i) => i.utteranceId === `u${u}`).length).toBeLessThanOrEqual(maxPerUtterance);
-        expect(new Set(items.map((i) => `${i.utteranceId} ${i.system}`)).size).toBe(count);
-        expect(summary.perSystem).toEqual(Object.fromEntries(systems.map((s) => [s, items.filter((i) => i.system === s).length])));
-        expect(run()).toEqual({ items, summary });
+      fc.property(...sizes, (nSystems, nUtterances, maxPerUtterance, seed) => {
+        const { systems, captions } = pool(nSystems, nUtterances);
+        const count = Math.max(1, Math.floor((nUtterances * Math.min(maxPerUtterance, nSystems)) / 2));
+        const options = { count, minPerSystem: Math.floor(count / nSystems), maxPerUtterance, seed };
+        checkSample(systems, nUtterances, options, () => sampleRatedCaptions(captions, systems, options));
       }),
-      { numRuns: 60 },
+      { numRuns: 200 },
+    );
+  });
+
+  it('asked for every caption slot there is, draws a valid sample or refuses naming minPerSystem (greedy, as the pair sampler)', () => {
+    fc.assert(
+      fc.property(...sizes, (nSystems, nUtterances, maxPerUtterance, seed) => {
+        const { systems, captions } = pool(nSystems, nUtterances);
+        const count = nUtterances * Math.min(maxPerUtterance, nSystems);
+        const options = { count, minPerSystem: Math.floor(count / nSystems), maxPerUtterance, seed };
+        try {
+          sampleRatedCaptions(captions, systems, options);
+        } catch (error) {
+          expect((error as Error).message).toMatch(/cannot reach minPerSystem/);
+          return;
+        }
+        checkSample(systems, nUtterances, options, () => sampleRatedCaptions(captions, systems, options));
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -318,7 +318,11 @@ export function newItemId(): string {
 }
 
 export class StudyLockedError extends Error {
-  constructor(studyId: string, votes: number) {
+  constructor(
+    studyId: string,
+    /** how many votes hold the study's items */
+    readonly votes: number,
+  ) {
     super(
       `study ${studyId} already has ${votes} vote${votes === 1 ? '' : 's'}, so its items and captions cannot change. ` +
         `Clone it instead: copy studies/${studyId} to a new folder (e.g. studies/${studyId}-v2), edit that, and build it.`,

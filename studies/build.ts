@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open';
 import { generateAttentionChecks, type AttentionCandidate, type GeneratedCheck, type Labels } from './attention';
 import { StudyDefinitionError, type DefinitionProblem, type FieldPath, type ParsedStudy } from './parse';
-import { createRandom } from './random';
+import { keyedRandom } from '../analysis/random';
 import { captionKey, SamplingError, type SamplerSummary } from './sampler';
 import { planItems } from './trials';
 import type { MaterialScore, StudyMaterial } from './material';
@@ -234,7 +234,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       try {
         const avoid = new Set(items.map((i) => i.utteranceId));
         const captions = new Set(items.flatMap((i) => [i.captionA, i.captionB]).filter((c): c is string => c !== null));
-        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, avoid, captions }, createRandom(def.seed, 'attention')).map((check) => ({
+        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, avoid, captions }, keyedRandom(def.seed, 'attention')).map((check) => ({
           ...check,
           clipId: manifest.utterance(check.utteranceId)!.clipId!,
         }));
@@ -281,7 +281,11 @@ export function newItemId(): string {
 }
 
 export class StudyLockedError extends Error {
-  constructor(studyId: string, votes: number) {
+  constructor(
+    studyId: string,
+    /** how many votes hold the study's items */
+    readonly votes: number,
+  ) {
     super(
       `study ${studyId} already has ${votes} vote${votes === 1 ? '' : 's'}, so its items and captions cannot change. ` +
         `Clone it instead: copy studies/${studyId} to a new folder (e.g. studies/${studyId}-v2), edit that, and build it.`,

@@ -15,7 +15,7 @@
  * the same machinery (sampleRatedCaptions), without strata.
  */
 import { balancedOrientation } from './orientation';
-import { createRandom, type Random } from './random';
+import { keyedRandom, type StudyRandom } from '../analysis/random';
 
 export interface ScoredCaption {
   utteranceId: string;
@@ -175,7 +175,7 @@ interface Drawn {
  * feasibility checks, |Δ| buckets, (1) coverage of every system k times, (2) filling the buckets
  * with the least-used systems. `random` is the sampler's stream; the caller may go on drawing from it.
  */
-function draw(all: Candidate[], systems: readonly string[], options: DrawOptions, random: Random, shape: ItemShape): Drawn {
+function draw(all: Candidate[], systems: readonly string[], options: DrawOptions, random: StudyRandom, shape: ItemShape): Drawn {
   const k = options.minPerSystem;
   const nBuckets = options.stratify ? options.buckets : 1;
   if (options.count > all.length) {
@@ -321,7 +321,7 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   const anchor = options.anchorSystem;
   const all = anchor === undefined ? enumerated.candidates : enumerated.candidates.filter((c) => c.systems.includes(anchor));
   const { unscored, identical } = enumerated;
-  const random = createRandom(options.seed, 'sampler');
+  const random = keyedRandom(options.seed, 'sampler');
   const { chosen, summary } = draw(
     all,
     systems,
@@ -368,7 +368,7 @@ export function sampleRatedCaptions(
     .filter((c) => systemSet.has(c.system))
     .sort(order)
     .map((c): Candidate => ({ utteranceId: c.utteranceId, systems: [c.system], delta: null, bucket: 0 }));
-  const { chosen, summary } = draw(all, systems, { ...options, stratify: false, buckets: 1, nearTieWeight: 1 }, createRandom(options.seed, 'sampler'), {
+  const { chosen, summary } = draw(all, systems, { ...options, stratify: false, buckets: 1, nearTieWeight: 1 }, keyedRandom(options.seed, 'sampler'), {
     candidates: 'captions',
     systemsPerItem: 1,
     spreadUtterances: true,

@@ -5,7 +5,7 @@
  * wrong description of one clip.
  */
 import { captionKey, judgeScores, sampleItems, type SamplerSummary } from '../sampler';
-import { createRandom } from '../random';
+import { keyedRandom } from '../../analysis/random';
 import type { PlanContext, PlannedItem } from '../build';
 import type { StudyDefinitionOf } from '../../contract/study-definition';
 import type { KindPlan } from '.';
@@ -69,7 +69,7 @@ export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext
 
   // Attention checks and practice trials: a right and a wrong description of one clip; which
   // side (a|b) holds the right one is drawn, and the system names only mark which is which.
-  const sides = createRandom(def.seed, 'known-answer sides');
+  const sides = keyedRandom(def.seed, 'known-answer sides');
   const known = (kind: 'attention' | 'practice', utteranceId: string, clipId: string, correct: string, wrong: string): PlannedItem => {
     const expected = sides.next() < 0.5 ? 'a' : 'b';
     const [right, other] = [`${kind}:true`, `${kind}:false`];

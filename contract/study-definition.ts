@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { LANGUAGES, SCREENINGS } from './constants';
+import { TrialSettings } from './trials';
 
 export type ListeningRequirement = z.infer<typeof ListeningRequirement>;
 
@@ -161,6 +162,8 @@ export const Exclusion = z
     maxHiddenMs: z.number().int().nonnegative().optional(),
     /** Excluded if the headphone screening was run and failed. */
     excludeFailedScreening: z.boolean().default(false),
+    /** Rating studies: excluded if the listener's ratings correlate with the panel's mean below this (Pearson r, analysis-spec §4). */
+    minListenerCorrelation: z.number().min(-1).max(1).optional(),
   })
   .strict();
 export type Exclusion = z.infer<typeof Exclusion>;
@@ -204,6 +207,8 @@ export const StudyDefinition = z
     question: PerLanguage(Markdown),
     /** Imports the build runs into the manifest first (idempotent). */
     sources: z.array(StudySource).default([]),
+    /** The study's kind of trial (contract/trials); absent: a caption pair study. */
+    trial: TrialSettings.default({ kind: 'pair' }),
     /** Caption task used for every caption of the study. */
     task: Text.default('holistic_creative_synthesis'),
     items: ItemsConfig,

@@ -21,6 +21,8 @@ import type { Db } from '../db/open';
 import { orderTrials } from './attention';
 import { createRandom } from './random';
 import { StudyDefinition } from '../contract/study-definition';
+import type { ItemKind } from '../contract/constants';
+import type { TrialKind } from '../contract/trials';
 
 export class StudyFullError extends Error {
   constructor(studyId: string, ratingsPerItem: number) {
@@ -31,7 +33,8 @@ export class StudyFullError extends Error {
 
 interface ItemRow {
   id: string;
-  kind: 'pair' | 'attention' | 'practice';
+  kind: ItemKind;
+  trial_kind: TrialKind;
   seq: number;
 }
 
@@ -72,7 +75,7 @@ export function itemLoads(db: Db, studyId: string, abandonAfterMinutes: number, 
           WHERE i.study_id = :study GROUP BY v.item_id)
        SELECT i.id AS itemId, COALESCE(voted.n, 0) AS votes, COALESCE(pending.n, 0) AS pending, COALESCE(pending.reserved, 0) AS reserved
          FROM items i LEFT JOIN voted ON voted.item_id = i.id LEFT JOIN pending ON pending.item_id = i.id
-        WHERE i.study_id = :study AND i.kind = 'pair'
+        WHERE i.study_id = :study AND i.kind = i.trial_kind
         ORDER BY i.seq`,
     )
     .all({
@@ -139,10 +142,10 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
     const definition = StudyDefinition.parse(JSON.parse(study.definition));
     const random = createRandom(seed ?? definition.seed, 'listener', listenerId);
 
-    const items = db.prepare('SELECT id, kind, seq FROM items WHERE study_id = ? ORDER BY seq').all(studyId) as ItemRow[];
+    const items = db.prepare('SELECT id, kind, trial_kind, seq FROM items WHERE study_id = ? ORDER BY seq').all(studyId) as ItemRow[];
     const practice = items.filter((i) => i.kind === 'practice').map((i) => i.id);
     const attention = items.filter((i) => i.kind === 'attention').map((i) => i.id);
-    let main = items.filter((i) => i.kind === 'pair').map((i) => i.id);
+    let main = items.filter((i) => i.kind === i.trial_kind).map((i) => i.id);
 
     if (definition.design.kind === 'incomplete') {
       const { itemsPerListener, ratingsPerItem, abandonAfterMinutes } = definition.design;
@@ -167,7 +170,9 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
     const order = orderTrials({ practice, main, attention }, random);
     const insert = db.prepare('INSERT INTO assignments (listener_id, position, item_id, first, assigned_at) VALUES (?, ?, ?, ?, ?)');
     const at = now.toISOString();
-    order.forEach((itemId, position) => insert.run(listenerId, position, itemId, random.next() < 0.5 ? 'a' : 'b', at));
+    // Only a pair has a caption order; a rating's first stays NULL (migration 10).
+    const ordered = new Set(items.filter((i) => i.trial_kind === 'pair').map((i) => i.id));
+    order.forEach((itemId, position) => insert.run(listenerId, position, itemId, ordered.has(itemId) ? (random.next() < 0.5 ? 'a' : 'b') : null, at));
     return order.length;
   });
   return run.immediate();

@@ -87,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
           return 0;
         }
         const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
-        console.log(`${studyId}: valid — ${count('pair')} items, ${count('attention')} attention checks, ${count('practice')} practice trials`);
+        console.log(`${studyId}: valid — ${count('pair') + count('rating')} items, ${count('attention')} attention checks, ${count('practice')} practice trials`);
         if (plan.sampler) console.log(formatSamplerSummary(plan.sampler));
         return 0;
       }

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'yaml';
 import { BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadStudyFileBody, UseUploadedSourcesBody, type ListenerLinks } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
+import { countItemKinds } from '../../contract/constants';
 import { conflict, HttpError, notFound } from '../errors';
 import { liveRepository } from '../store/live';
 import { sourcesFromUploads, studyFolders, studyTemplates, unreadableUpload } from '../store/study-folders';
@@ -127,7 +128,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
     const items = result.plan?.items ?? [];
     const count = (kind: string) => items.filter((i) => i.kind === kind).length;
     return toBuildReport({
-      studyId, action: 'validated', status: null, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') },
+      studyId, action: 'validated', status: null, items: countItemKinds(count),
       sampler: result.plan?.sampler ?? null, sources: [], notes: result.notes,
     }, result.material ? [{ kind: 'dry run', summary: describeMaterial(result.material) }] : []);
   };

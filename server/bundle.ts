@@ -76,9 +76,9 @@ export function writeStudyBundle(dir: string, rows: ExportRows): Promise<void> {
   return writeBundle(dir, toBundle(rows));
 }
 
-/** The bundle as text, for the export endpoint; a study's export always has listeners.csv and study.json. */
-export function bundleFiles(rows: ExportRows): Required<BundleTexts> {
-  return bundleTexts(toBundle(rows)) as Required<BundleTexts>;
+/** The bundle as text, for the export endpoint; a study's export always has listeners.csv and study.json (a rating study's ratings.csv too). */
+export function bundleFiles(rows: ExportRows): BundleTexts & Record<'listeners.csv' | 'study.json', string> {
+  return bundleTexts(toBundle(rows)) as BundleTexts & Record<'listeners.csv' | 'study.json', string>;
 }
 
 /** The bundle the export would write, in memory, for the live report (analysis-spec §1: same moment, same JSON). */

@@ -5,7 +5,6 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { StudyId } from '../contract/common';
-import { countItemKinds, type ItemKind } from '../contract/constants';
 import type { Db } from '../db/open';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type StudyPlan } from './build';
@@ -35,7 +34,7 @@ export interface BuildSummary {
   studyId: string;
   action: BuildAction;
   status: string;
-  items: Record<ItemKind, number>;
+  items: { pair: number; attention: number; practice: number };
   sampler: SamplerSummary | null;
   sources: SourceRun[];
   /** What the researcher should know that did not stop the build (skipped plans, scores without captions). */
@@ -165,7 +164,7 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   return {
     studyId,
     summary: {
-      studyId, action, status, items: countItemKinds(count), sampler: plan.sampler, sources,
+      studyId, action, status, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources,
       notes: material?.notes ?? [],
       audio: summariseStudyAudio(audio),
     },

@@ -1,5 +1,5 @@
 import {
-  buildBundle, bundleTexts, writeBundle, type Bundle, type RatingToWrite, type BundleTexts, type BundleToWrite, type BundleVote,
+  buildBundle, bundleTexts, writeBundle, type Bundle, type BundleTexts, type BundleToWrite, type BundleVote, type RatingToWrite,
 } from '../analysis/bundle';
 import type { StudySettings } from '../analysis/study-settings';
 import type { ExportRows } from './store/export';

@@ -774,6 +774,9 @@ async function writeCsv(path: string, lines: Iterable<string>): Promise<void> {
   }
 }
 
+/** A rating as the app exports it: further columns (as a vote's `extra`) after the five. */
+export type RatingToWrite = BundleRating & Pick<BundleVote, 'extra'>;
+
 /**
  * What the app exports: the spec's columns, then any extra vote columns after the four required
  * ones; listeners.csv (link parameters and further columns after the spec's four) and study.json
@@ -783,13 +786,14 @@ export interface BundleToWrite {
   items: Iterable<BundleItem>;
   votes: Iterable<BundleVote>;
   judgeScores: Iterable<JudgeScore>;
+  /** the columns votes.csv (and ratings.csv) carry after the spec's own */
   extraVoteColumns?: readonly string[];
   listeners?: Iterable<BundleListener>;
   /** listeners.csv's columns after the spec's four: the study's link parameters, then more */
   extraListenerColumns?: readonly string[];
   study?: StudySettings;
   /** a rating study's ratings; ratings.csv is written only when given */
-  ratings?: Iterable<BundleRating>;
+  ratings?: Iterable<RatingToWrite>;
 }
 
 interface Table {
@@ -817,8 +821,8 @@ function bundleTables(bundle: BundleToWrite): Partial<Record<BundleFile, Table>>
       ]) },
     }),
     ...(bundle.ratings && {
-      'ratings.csv': { header: COLUMNS['ratings.csv'], rows: map(bundle.ratings, (r) => [
-        r.item_id, r.listener_id, r.system, r.utterance_id, r.score,
+      'ratings.csv': { header: [...COLUMNS['ratings.csv'], ...extra], rows: map(bundle.ratings, (r) => [
+        r.item_id, r.listener_id, r.system, r.utterance_id, r.score, ...extra.map((c) => r.extra?.[c] ?? ''),
       ]) },
     }),
   };

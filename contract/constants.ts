@@ -16,6 +16,13 @@ export const SCREENINGS = ['none', ...HEADPHONE_CHECKS, 'both'] as const;
 export const STAFF_ROLES = ['researcher', 'analyst'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
+/** An item's role in its study: an ordinary trial of the study's kind (contract/trials), or an attention check or practice trial. */
+export const ITEM_KINDS = ['pair', 'rating', 'attention', 'practice'] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+/** A study's items per kind, every kind listed (the studio's counts). */
+export const countItemKinds = (count: (kind: ItemKind) => number): Record<ItemKind, number> =>
+  Object.fromEntries(ITEM_KINDS.map((kind) => [kind, count(kind)])) as Record<ItemKind, number>;
+
 /** Why a listener skipped a trial (its clip would not load or play). */
 export const TRIAL_PROBLEMS = ['load_failed', 'play_failed'] as const;
 

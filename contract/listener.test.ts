@@ -27,7 +27,7 @@ describe('the listener surface', () => {
         'anchors', 'audioUrl', 'breakEvery', 'caption', 'captions', 'clip', 'code', 'comments', 'completion', 'consentMarkdown',
         'correct', 'done', 'duration', 'error', 'estimate', 'feedback', 'field', 'high', 'id', 'instructionsMarkdown', 'kind',
         'labels', 'language', 'linkParameters', 'listening', 'low', 'message', 'mode', 'peaksUrl', 'points', 'position',
-        'practice', 'progress', 'questionMarkdown', 'redirectUrl', 'required', 'scale', 'screening', 'seconds', 'serverTs',
+        'practice', 'progress', 'questionMarkdown', 'redirectUrl', 'required', 'scale', 'score', 'screening', 'seconds', 'serverTs',
         'state', 'status', 'stopped', 'study', 'title', 'token', 'total', 'trial', 'trials', 'upcoming', 'voteId',
       ].sort(),
     );

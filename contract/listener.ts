@@ -127,8 +127,11 @@ export const VoteAck = z.object({
   position: z.number().int(),
   serverTs: z.string(),
   progress: Progress,
-  /** Practice trials only: whether the choice matched the intended answer. */
-  feedback: z.object({ correct: z.boolean() }).nullable(),
+  /**
+   * Practice trials only: whether the answer matched the intended one; a rating's feedback also
+   * says the intended score (the scale point the practice clip was meant to get).
+   */
+  feedback: z.object({ correct: z.boolean(), score: z.number().int().optional() }).nullable(),
 });
 export type VoteAck = z.infer<typeof VoteAck>;
 

@@ -2,6 +2,7 @@
  * The analyst's API: the export bundle, the live dashboard, the participants table and report links.
  */
 import { z } from 'zod';
+import { ITEM_KINDS } from './constants';
 import { StudyId, StudyStatus } from './common';
 
 /** The study export bundle (analysis-spec §1): each file's CSV text under its file name. */
@@ -11,9 +12,40 @@ export const ExportBundle = z.object({
   'judge_scores.csv': z.string(),
   'listeners.csv': z.string(),
   'study.json': z.string(),
+  /** a rating study's ratings (analysis-spec §4); absent for a caption pair study */
+  'ratings.csv': z.string().optional(),
 });
 export type ExportBundle = z.infer<typeof ExportBundle>;
 
+
+const Interval = z.tuple([z.number(), z.number()]);
+
+/** A rating study's MOS figures: the report's `ratings` section (analysis-spec §4) in the dashboard's words. */
+const RatingsSection = z.object({
+  /** the study's scale [lowest, highest] */
+  scale: Interval.nullable(),
+  /** ratings of retained listeners on ordinary (non-attention) items */
+  votes: z.number().int(),
+  listeners: z.number().int(),
+  /** best first: MOS with its t-interval, rank and the rank interval's width */
+  systems: z.array(
+    z.object({
+      system: z.string(),
+      n: z.number().int(),
+      mos: z.number(),
+      sd: z.number().nullable(),
+      ci95: Interval.nullable(),
+      rank: z.number().int(),
+      rankCi: z.number().nullable(),
+    }),
+  ),
+  krippendorffAlphaInterval: z.number().nullable(),
+  krippendorffAlphaOrdinal: z.number().nullable(),
+  /** the study's exclusion threshold on a listener's correlation with the panel; null when the rule is off */
+  minListenerCorrelation: z.number().nullable(),
+  /** listeners whose ratings correlate with the panel's mean below the threshold (Pearson r), lowest first */
+  lowCorrelation: z.array(z.object({ listener: z.string(), pearsonR: z.number(), n: z.number().int() })),
+});
 
 /** Live figures of a running study, computed from the database by analysis/ on each request. */
 export const Dashboard = z.object({
@@ -40,7 +72,7 @@ export const Dashboard = z.object({
   votes: z.object({
     total: z.number().int(),
     /** per item (practice included), in study order */
-    perItem: z.array(z.object({ seq: z.number().int(), kind: z.enum(['pair', 'attention', 'practice']), votes: z.number().int() })),
+    perItem: z.array(z.object({ seq: z.number().int(), kind: z.enum(ITEM_KINDS), votes: z.number().int() })),
   }),
   attention: z.object({
     answered: z.number().int(),
@@ -49,6 +81,7 @@ export const Dashboard = z.object({
     passRate: z.number().nullable(),
   }),
   screening: z.object({ kind: z.string(), passed: z.number().int(), failed: z.number().int(), notRun: z.number().int() }),
+  /** The caption pairs' agreement (empty for a rating study, whose figures are under `ratings`). */
   reliability: z.object({
     items: z.number().int(),
     votes: z.number().int(),
@@ -68,6 +101,8 @@ export const Dashboard = z.object({
       cohenKappa: z.number().nullable(),
     }),
   ),
+  /** A rating study's MOS section; null for a caption pair study. */
+  ratings: RatingsSection.nullable(),
 });
 export type Dashboard = z.infer<typeof Dashboard>;
 

@@ -3,7 +3,7 @@
  * define, build, preview and run a study without shell access.
  */
 import { z } from 'zod';
-import { STAFF_ROLES } from './constants';
+import { ITEM_KINDS, STAFF_ROLES } from './constants';
 import { ApiError, StudyId, StudyStatus } from './common';
 import { ListeningRequirement } from './study-definition';
 import { Trial } from './listener';
@@ -101,7 +101,8 @@ export const ListenerLinks = z.object({
 });
 export type ListenerLinks = z.infer<typeof ListenerLinks>;
 
-const KindCounts = z.object({ pair: z.number().int(), rating: z.number().int(), attention: z.number().int(), practice: z.number().int() });
+/** Items per kind (contract/constants ITEM_KINDS); a study has ordinary items of one trial kind only. */
+const KindCounts = z.object(Object.fromEntries(ITEM_KINDS.map((k) => [k, z.number().int()])) as Record<(typeof ITEM_KINDS)[number], z.ZodNumber>);
 
 export const StudyDetail = StudioStudy.extend({
   /** Whether the study has a folder under the data dir the studio can edit (else: read-only). */
@@ -157,9 +158,11 @@ export const TrialPreviewList = z.object({
   trials: z.array(
     z.object({
       seq: z.number().int(),
-      kind: z.enum(['pair', 'attention', 'practice']),
-      systems: z.tuple([z.string(), z.string()]),
-      expected: z.enum(['a', 'b']).nullable(),
+      kind: z.enum(ITEM_KINDS),
+      /** the item's systems: a pair's a and b, a rating's rated system */
+      systems: z.array(z.string()).min(1),
+      /** an attention or practice item's intended answer: a pair's caption (a|b), a rating's score ('1'..'7') */
+      expected: z.string().nullable(),
       trial: Trial,
     }),
   ),

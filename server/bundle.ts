@@ -1,8 +1,11 @@
-import { buildBundle, bundleTexts, writeBundle, type Bundle, type BundleTexts, type BundleToWrite } from '../analysis/bundle';
+import {
+  buildBundle, bundleTexts, writeBundle, type Bundle, type BundleTexts, type BundleToWrite, type BundleVote, type RatingToWrite,
+} from '../analysis/bundle';
 import type { StudySettings } from '../analysis/study-settings';
 import type { ExportRows } from './store/export';
+import { trialKinds } from './store/trials';
 
-// What a vote records beyond the spec's four columns, written after them.
+// What a vote records beyond the spec's columns (votes.csv's four, ratings.csv's five), written after them.
 const EXTRA_VOTE_COLUMNS = [
   'position', 'play_count', 'seconds_listened', 'heard_to_end', 'hidden_ms', 'response_ms', 'client_ts', 'server_ts', 'vote_id',
 ] as const;
@@ -25,20 +28,31 @@ function studySettings(rows: ExportRows, exportedAt: string): StudySettings {
       ...(e.maxHiddenMs !== undefined && { hidden: { maxHiddenMs: e.maxHiddenMs } }),
       // A study that never screens has nothing to exclude on.
       ...(e.excludeFailedScreening && definition.screening.kind !== 'none' && { screening: { excludeFailedScreening: true as const } }),
+      ...(e.minListenerCorrelation !== undefined && { correlation: { minListenerCorrelation: e.minListenerCorrelation } }),
     },
     linkParameters: definition.linkParameters,
     orientation: definition.items.mode === 'sample'
       ? `a seeded coin per item (seed ${definition.seed}), balanced so each system is a in half of its items (±1)`
       : 'as the study lists its items (systemA = a)',
+    ...(definition.trial.kind === 'rating' && { ratingScale: [1, definition.trial.scale.points] as [number, number] }),
   };
 }
 
 /** A study's export rows in the analysis module's bundle shape (the one CSV writer). */
 function toBundle(rows: ExportRows, exportedAt = new Date().toISOString()): BundleToWrite {
   const links = rows.definition.linkParameters;
+  // Each answer goes to its kind's file; a rating study's bundle has ratings.csv even before its first rating.
+  const answers: { 'votes.csv': BundleVote[]; 'ratings.csv': RatingToWrite[] } = { 'votes.csv': [], 'ratings.csv': [] };
+  for (const vote of rows.votes) {
+    const { item_id, listener_id, trial_kind, system_a, utterance_id, first, chosen, score, ...extra } = vote;
+    const to = trialKinds[trial_kind].answers;
+    if (to.file === 'votes.csv') answers['votes.csv'].push(to.row(vote, extra));
+    else answers['ratings.csv'].push(to.row(vote, extra));
+  }
   return {
-    items: rows.items.map((i) => ({ ...i, attention: i.attention === 1 })),
-    votes: rows.votes.map(({ item_id, listener_id, first, chosen, ...extra }) => ({ item_id, listener_id, first, chosen, extra })),
+    items: rows.items.map((i) => trialKinds[i.trial_kind].bundleItem(i)),
+    votes: answers['votes.csv'],
+    ...(trialKinds[rows.definition.trial.kind].answers.file === 'ratings.csv' && { ratings: answers['ratings.csv'] }),
     judgeScores: rows.judgeScores,
     extraVoteColumns: EXTRA_VOTE_COLUMNS,
     listeners: rows.listeners.map((l) => ({
@@ -62,9 +76,9 @@ export function writeStudyBundle(dir: string, rows: ExportRows): Promise<void> {
   return writeBundle(dir, toBundle(rows));
 }
 
-/** The bundle as text, for the export endpoint; a study's export always has listeners.csv and study.json. */
-export function bundleFiles(rows: ExportRows): Required<BundleTexts> {
-  return bundleTexts(toBundle(rows)) as Required<BundleTexts>;
+/** The bundle as text, for the export endpoint; a study's export always has listeners.csv and study.json (a rating study's ratings.csv too). */
+export function bundleFiles(rows: ExportRows): BundleTexts & Record<'listeners.csv' | 'study.json', string> {
+  return bundleTexts(toBundle(rows)) as BundleTexts & Record<'listeners.csv' | 'study.json', string>;
 }
 
 /** The bundle the export would write, in memory, for the live report (analysis-spec §1: same moment, same JSON). */

@@ -16,3 +16,6 @@ export class HttpError extends Error {
 export const notFound = (code: string, message: string): HttpError => new HttpError(404, code, message);
 export const conflict = (code: string, message: string, field?: string): HttpError =>
   new HttpError(409, code, message, field);
+/** A request the schema lets through but the study does not (e.g. an answer of another trial kind); worded as the schema's refusals. */
+export const invalidRequest = (field: string, message: string): HttpError =>
+  new HttpError(400, 'invalid_request', `${field}: ${message}`, field);

@@ -7,7 +7,8 @@
  */
 import { describeRules } from '../analysis/exclusion';
 import type { Report } from '../analysis/report';
-import { analyzeStudy, resolveSettings } from '../analysis/study-settings';
+import type { RatingsReport } from '../analysis/ratings';
+import { analyzeStudy, resolveSettings, type AnalysisSettings } from '../analysis/study-settings';
 import { liveBundle } from './bundle';
 import type { Db } from '../db/open';
 import type { Dashboard } from '../contract/reports';
@@ -20,10 +21,32 @@ export interface LiveReport {
   rules: { reason: string; description: string }[];
 }
 
-function reportOf(rows: ExportRows): LiveReport {
+interface Analysed extends LiveReport {
+  settings: AnalysisSettings;
+}
+
+function reportOf(rows: ExportRows): Analysed {
   const bundle = liveBundle(rows);
   const settings = resolveSettings(bundle.study);
-  return { report: analyzeStudy(bundle, settings), rules: describeRules(settings.minAttention, settings.rules) };
+  return { report: analyzeStudy(bundle, settings), rules: describeRules(settings.minAttention, settings.rules), settings };
+}
+
+/** The report's `ratings` section in the dashboard's words; the listeners below the correlation rule's threshold, lowest first. */
+function ratingsSection(ratings: RatingsReport | undefined, settings: AnalysisSettings): Dashboard['ratings'] {
+  if (!ratings) return null;
+  const min = settings.rules.correlation?.minListenerCorrelation ?? null;
+  return {
+    scale: ratings.scale,
+    votes: ratings.votes,
+    listeners: ratings.listeners,
+    systems: ratings.systems.map((s) => ({ system: s.system, n: s.n, mos: s.mos, sd: s.sd, ci95: s.ci95, rank: s.rank, rankCi: s.rank_ci })),
+    krippendorffAlphaInterval: ratings.reliability.krippendorff_alpha_interval,
+    krippendorffAlphaOrdinal: ratings.reliability.krippendorff_alpha_ordinal,
+    minListenerCorrelation: min,
+    lowCorrelation: min === null ? [] : ratings.listener_correlation
+      .flatMap((c) => (c.pearson_r !== null && c.pearson_r < min ? [{ listener: c.listener_id, pearsonR: c.pearson_r, n: c.n }] : []))
+      .sort((a, b) => a.pearsonR - b.pearsonR),
+  };
 }
 
 export function liveReport(db: Db, studyId: string): LiveReport {
@@ -35,7 +58,7 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
   const live = liveRepository(db);
   const rows = exportRepository(db).rows(studyId);
   const { definition } = rows;
-  const { report, rules } = reportOf(rows);
+  const { report, rules, settings } = reportOf(rows);
   const { started, completed } = live.listeners(studyId);
   const perItem = live.votesPerItem(studyId);
   const attention = live.attention(studyId);
@@ -79,5 +102,6 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
       coding: report.reliability.coding,
     },
     judges: report.judges.map((j) => ({ judge: j.judge, items: j.n, agreement: j.agreement, ci95: j.ci95, cohenKappa: j.cohen_kappa })),
+    ratings: ratingsSection(report.ratings, settings),
   };
 }

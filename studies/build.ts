@@ -16,9 +16,9 @@ import type { MaterialScore, StudyMaterial } from './material';
 import type { AttentionAttribute, StudyDefinition, UtteranceFilter } from '../contract/study-definition';
 import type { StudyStatus } from '../contract/constants';
 import type { TrialKind } from '../contract/trials';
+import type { ItemKind } from '../contract/constants';
 
 /** An item's role: an ordinary trial of the study's kind, an attention check or a practice trial. */
-export type ItemKind = TrialKind | 'attention' | 'practice';
 
 /**
  * One row of `items`, before it gets its opaque id (db/migrations.ts, version 10). A rating item

@@ -22,7 +22,7 @@ import type { Db } from '../db/open';
 import { orderTrials } from './attention';
 import { keyedRandom } from '../analysis/random';
 import { drawsOrder } from './trials';
-import type { ItemKind } from './build';
+import type { ItemKind } from '../contract/constants';
 import { StudyDefinition } from '../contract/study-definition';
 import type { TrialKind } from '../contract/trials';
 

@@ -8,12 +8,13 @@ import { StudyId } from '../contract/common';
 import type { TrialKind } from '../contract/trials';
 import type { Db } from '../db/open';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
-import { planStudy, StudyLockedError, writeStudy, type BuildAction, type ItemKind, type PlanScope, type PlannedItem, type StudyPlan } from './build';
+import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
 import { readMaterial, type StudyMaterial } from './material';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
 import { corporaList, corpusRoots, STUDIES_DIR } from './roots';
 import { formatSamplerSummary, type SamplerSummary } from './sampler';
 import { resolveSources, runSources, type SourceImporters, type SourceRun } from './sources';
+import type { ItemKind } from '../contract/constants';
 
 /** Where a study may read its sources from (see roots.ts). */
 export interface RootOptions {

@@ -35,6 +35,8 @@ const ALLOWED_KEYS = new Set([
   'screening', 'kind', 'required', 'linkParameters', 'language', 'estimate', 'trials', 'breakEvery', 'comments',
   'token', 'state', 'progress', 'done', 'total', 'trial', 'upcoming', 'completion', 'stopped', 'code', 'redirectUrl', 'position', 'clip',
   'id', 'audioUrl', 'peaksUrl', 'duration', 'captions', 'voteId', 'serverTs', 'feedback', 'correct',
+  // A rating study: the intro's trial settings (scale, caption) and a rating trial's fields; a practice rating's feedback score.
+  'scale', 'points', 'labels', 'anchors', 'low', 'high', 'caption', 'practice', 'score',
   'resolution', 'data',
   'error', 'message', 'field',
 ]);
@@ -75,9 +77,9 @@ export function expectBlinded(received: Received[], server: Pick<E2eServer, 'sec
 
   const api = received.filter((r) => r.type.startsWith('application/json'));
   for (const r of api) expect([...keysOf(JSON.parse(r.body))].filter((k) => !ALLOWED_KEYS.has(k)), r.url).toEqual([]);
-  // Attention checks travel as plain pair trials; no other kind may show up.
+  // Attention checks travel as plain pair (or rating) trials; no other kind may show up.
   const trialKinds = new Set(api.flatMap((r) => [...r.body.matchAll(/"kind":"(\w+)"/g)].map((m) => m[1])));
-  expect([...trialKinds].filter((k) => !['pair', 'practice', 'none', 'antiphase', 'huggins', 'both'].includes(k))).toEqual([]);
+  expect([...trialKinds].filter((k) => !['pair', 'practice', 'rating', 'none', 'antiphase', 'huggins', 'both'].includes(k))).toEqual([]);
   for (const r of received.filter((x) => new URL(x.url).pathname.startsWith('/media/'))) {
     const id = /^\/media\/clips\/([^/]+)\/(audio|peaks)$/.exec(new URL(r.url).pathname)?.[1];
     expect(server.clipIds, r.url).toContain(decodeURIComponent(id ?? ''));

@@ -1,4 +1,4 @@
-/** npm run export -- <study> <dir>: writes items.csv, votes.csv, judge_scores.csv, listeners.csv, study.json (analysis-spec §1). */
+/** npm run export -- <study> <dir>: writes items.csv, votes.csv, judge_scores.csv, listeners.csv, study.json and, for a rating study, ratings.csv (analysis-spec §1, §4). */
 import { resolve } from 'node:path';
 import { writeStudyBundle } from '../bundle';
 import { configFromEnv, SERVER_OPTIONS } from '../config';

@@ -71,7 +71,7 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
       if (study.definition.screening.required && !listener.screened) {
         throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
       }
-      return app.voteCommits.submit({ listener, vote: request.body, completionCode: study.definition.completion.code });
+      return app.voteCommits.submit({ listener, vote: request.body, trial: study.definition.trial, completionCode: study.definition.completion.code });
     },
   );
 

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'yaml';
 import { BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadStudyFileBody, UseUploadedSourcesBody, type ListenerLinks } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
+import { countItemKinds, type ItemKind } from '../../contract/constants';
 import { conflict, HttpError, notFound } from '../errors';
 import { liveRepository } from '../store/live';
 import { sourcesFromUploads, studyFolders, studyTemplates, unreadableUpload } from '../store/study-folders';
@@ -61,7 +62,8 @@ function toBuildReport(summary: BuildSummary | Validated, read: BuildReport['sou
     study: summary.studyId,
     action: summary.action as BuildReport['action'],
     status: summary.status as BuildReport['status'],
-    items: { pair: 0, rating: 0, ...summary.items },
+    // Every kind counted, the ones a build summary leaves out as 0.
+    items: countItemKinds((kind) => (summary.items as Partial<Record<ItemKind, number>>)[kind] ?? 0),
     sampler: summary.sampler,
     sources: [...read, ...summary.sources.map((s) => ({ kind: s.source.kind, summary: s.summary }))],
     notes: summary.notes,

@@ -1,19 +1,28 @@
 import type { Db } from '../../db/open';
 import { StudyDefinition } from '../../contract/study-definition';
+import type { TrialKind } from '../../contract/trials';
 
+/** An item as stored; its kind (server/store/trials) makes it an items.csv row. */
 export interface ExportItem {
   item_id: string;
+  trial_kind: TrialKind;
   utterance_id: string;
   system_a: string;
-  system_b: string;
+  system_b: string | null;
   attention: 0 | 1;
-  expected: 'a' | 'b' | null;
+  /** an attention item's intended answer (a pair's a|b, a rating's score as text); null otherwise */
+  expected: string | null;
 }
+/** A vote as stored, with its item's kind, rated system and utterance; its kind makes it a votes.csv or ratings.csv row. */
 export interface ExportVote {
   item_id: string;
   listener_id: string;
-  first: 'a' | 'b';
-  chosen: 'a' | 'b';
+  trial_kind: TrialKind;
+  system_a: string;
+  utterance_id: string;
+  first: 'a' | 'b' | null;
+  chosen: 'a' | 'b' | null;
+  score: number | null;
   position: number;
   play_count: number;
   seconds_listened: number;
@@ -67,11 +76,11 @@ export function screeningOutcome(json: string | null): ExportListener['screening
  */
 export function exportRepository(db: Db) {
   const items = db.prepare<[string], ExportItem>(`
-    SELECT id AS item_id, utterance_id, system_a, system_b, (kind = 'attention') AS attention,
+    SELECT id AS item_id, trial_kind, utterance_id, system_a, system_b, (kind = 'attention') AS attention,
            CASE WHEN kind = 'attention' THEN expected END AS expected
     FROM items WHERE study_id = ? AND kind != 'practice' ORDER BY seq`);
   const votes = db.prepare<[string], ExportVote>(`
-    SELECT v.item_id, v.listener_id, v.first, v.chosen, v.position, v.play_count, v.seconds_listened,
+    SELECT v.item_id, v.listener_id, i.trial_kind, i.system_a, i.utterance_id, v.first, v.chosen, v.score, v.position, v.play_count, v.seconds_listened,
            v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id
     FROM votes v JOIN items i ON i.id = v.item_id
     WHERE i.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`);

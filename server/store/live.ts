@@ -1,15 +1,15 @@
 import type { Db } from '../../db/open';
 import { screeningOutcome } from './export';
-import { toTrial } from './sessions';
 import type { Trial } from '../../contract/listener';
-
-export type ItemKind = 'pair' | 'attention' | 'practice';
+import { countItemKinds, type ItemKind } from '../../contract/constants';
+import type { TrialKind } from '../../contract/trials';
+import { trialKinds, type AnswerColumns } from './trials';
 
 export interface ItemPreview {
   seq: number;
   kind: ItemKind;
-  systems: [string, string];
-  expected: 'a' | 'b' | null;
+  systems: string[];
+  expected: string | null;
   trial: Trial;
 }
 
@@ -30,10 +30,11 @@ export function liveRepository(db: Db) {
   const itemCounts = db.prepare<[string], { kind: ItemKind; n: number }>(
     'SELECT kind, count(*) AS n FROM items WHERE study_id = ? GROUP BY kind',
   );
-  const attentionByListener = db.prepare<[string], { listener_id: string; answered: number; correct: number }>(`
-    SELECT v.listener_id, count(*) AS answered, sum(v.chosen = i.expected) AS correct
+  // Whether an answer is right is its kind's to say (server/store/trials), so the answers are read and counted here.
+  const attentionAnswers = db.prepare<[string], AnswerColumns & { listener_id: string; trial_kind: TrialKind; expected: string }>(`
+    SELECT v.listener_id, i.trial_kind, v.first, v.chosen, v.score, i.expected
     FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind = 'attention'
-    GROUP BY v.listener_id`);
+    ORDER BY v.listener_id`);
   const screenings = db.prepare<[string], { id: string; screening: string | null }>(
     'SELECT id, screening FROM listeners WHERE study_id = ?',
   );
@@ -48,21 +49,33 @@ export function liveRepository(db: Db) {
     FROM listeners l WHERE l.study_id = ? ORDER BY l.created_at, l.id`);
   const previewRows = db.prepare<
     [string],
-    { seq: number; kind: ItemKind; system_a: string; system_b: string; expected: 'a' | 'b' | null; clip_id: string; duration: number; caption_a: string; caption_b: string }
+    {
+      seq: number; kind: ItemKind; trial_kind: TrialKind; system_a: string; system_b: string | null; expected: string | null;
+      clip_id: string; duration: number; caption_a: string | null; caption_b: string | null;
+    }
   >(`
-    SELECT i.seq, i.kind, i.system_a, i.system_b, i.expected, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
+    SELECT i.seq, i.kind, i.trial_kind, i.system_a, i.system_b, i.expected, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
     FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq`);
 
   return {
     listeners: (studyId: string) => listenerCounts.get(studyId)!,
     completionSeconds: (studyId: string): number[] => completionSeconds.all(studyId).map((r) => r.seconds),
     votesPerItem: (studyId: string) => votesPerItem.all(studyId),
-    itemsByKind(studyId: string): Record<ItemKind | 'rating', number> {
-      const counts = { pair: 0, rating: 0, attention: 0, practice: 0 };
-      for (const r of itemCounts.all(studyId)) counts[r.kind] = r.n;
-      return counts;
+    itemsByKind(studyId: string): Record<ItemKind, number> {
+      const counts = new Map(itemCounts.all(studyId).map((r) => [r.kind, r.n]));
+      return countItemKinds((kind) => counts.get(kind) ?? 0);
     },
-    attention: (studyId: string) => attentionByListener.all(studyId),
+    /** Each listener's attention checks: how many answered, how many right. */
+    attention(studyId: string): { listener_id: string; answered: number; correct: number }[] {
+      const tallies = new Map<string, { listener_id: string; answered: number; correct: number }>();
+      for (const a of attentionAnswers.iterate(studyId)) {
+        let t = tallies.get(a.listener_id);
+        if (!t) tallies.set(a.listener_id, (t = { listener_id: a.listener_id, answered: 0, correct: 0 }));
+        t.answered++;
+        if (trialKinds[a.trial_kind].correct(a, a.expected)) t.correct++;
+      }
+      return [...tallies.values()];
+    },
     /** Each listener's screening outcome as listeners.csv words it (passed, failed or null). */
     screeningOutcomes: (studyId: string) => new Map(screenings.all(studyId).map((r) => [r.id, screeningOutcome(r.screening)])),
     /** Every listener of the study with their link parameters, progress and completion, oldest first. */
@@ -70,13 +83,10 @@ export function liveRepository(db: Db) {
       participantRows.all(studyId).map((r) => ({ ...r, external: JSON.parse(r.external) as Record<string, string> })),
     /** Every trial in study order, in the listener's Trial shape (caption a shown first). */
     preview(studyId: string): ItemPreview[] {
-      return previewRows.all(studyId).map((r) => ({
-        seq: r.seq,
-        kind: r.kind,
-        systems: [r.system_a, r.system_b],
-        expected: r.expected,
-        trial: toTrial({ ...r, position: r.seq, first: 'a' }),
-      }));
+      return previewRows.all(studyId).map((r) => {
+        const kind = trialKinds[r.trial_kind];
+        return { seq: r.seq, kind: r.kind, systems: kind.systems(r), expected: r.expected, trial: kind.trial(r, r.seq, 'a') };
+      });
     },
   };
 }

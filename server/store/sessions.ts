@@ -1,11 +1,13 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../db/open';
 import { UPCOMING_TRIALS } from '../../contract/constants';
-import { type ScreeningBody, type SessionState, type Trial } from '../../contract/listener';
+import { type ScreeningBody, type SessionState } from '../../contract/listener';
+import type { TrialKind } from '../../contract/trials';
 import type { StudyRow } from './studies';
 import { conflict } from '../errors';
 import { assignTrials } from '../../studies/design';
 import { installationSecret } from '../../audio-manifest/ids';
+import { trialKinds, type ServedItem } from './trials';
 
 /** The listener a session token resolves to. */
 export interface ListenerRow {
@@ -15,14 +17,10 @@ export interface ListenerRow {
   completionCode: string | null;
 }
 
-interface TrialRow {
+interface TrialRow extends ServedItem {
   position: number;
-  first: 'a' | 'b';
-  kind: 'pair' | 'attention' | 'practice';
-  clip_id: string;
-  duration: number;
-  caption_a: string;
-  caption_b: string;
+  first: 'a' | 'b' | null;
+  trial_kind: TrialKind;
 }
 
 /** listeners.screening: one check's outcome, or both checks' under `results`. */
@@ -86,7 +84,7 @@ export function sessionRepository(db: Db) {
   // The next unanswered trials only: walks the listener's assignments in position order (primary
   // key) and stops after the current one and its upcoming ones, instead of reading every trial.
   const openTrials = db.prepare<[string, number], TrialRow>(`
-    SELECT a.position, a.first, i.kind, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
+    SELECT a.position, a.first, i.kind, i.trial_kind, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
     FROM assignments a
     JOIN items i ON i.id = a.item_id
     JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id
@@ -160,7 +158,7 @@ export function sessionRepository(db: Db) {
      */
     state(listener: ListenerRow, study: StudyRow): SessionState {
       const status = study.status === 'open' || study.status === 'closed' ? study.status : 'paused';
-      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map(toTrial) : [];
+      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map((row) => trialKinds[row.trial_kind].trial(row, row.position, row.first)) : [];
       const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
       const done = voted + skipped;
       const finished = total > 0 && done >= total;
@@ -207,14 +205,3 @@ export function sessionRepository(db: Db) {
   };
 }
 export type SessionRepository = ReturnType<typeof sessionRepository>;
-
-/** Blinding happens here: a trial carries the served copy's opaque id and the caption texts, nothing else. */
-export function toTrial(row: Pick<TrialRow, 'position' | 'first' | 'kind' | 'clip_id' | 'duration' | 'caption_a' | 'caption_b'>): Trial {
-  const media = `/media/clips/${encodeURIComponent(row.clip_id)}`;
-  return {
-    position: row.position,
-    kind: row.kind === 'practice' ? 'practice' : 'pair',
-    clip: { id: row.clip_id, audioUrl: `${media}/audio`, peaksUrl: `${media}/peaks`, duration: row.duration },
-    captions: row.first === 'a' ? [row.caption_a, row.caption_b] : [row.caption_b, row.caption_a],
-  };
-}

@@ -93,12 +93,13 @@ export function studyRepository(db: Db) {
     updatedAt: raw.updated_at,
   });
 
-  const clipsByKind = db.prepare<[string], { kind: 'pair' | 'attention' | 'practice'; n: number; seconds: number }>(`
-    SELECT i.kind, count(*) AS n, avg(c.duration) AS seconds FROM items i JOIN clips c ON c.id = i.clip_id
+  // ordinary: the study's own trials (not attention or practice), which an incomplete design hands out in part.
+  const clipsByKind = db.prepare<[string], { ordinary: 0 | 1; n: number; seconds: number }>(`
+    SELECT i.kind = i.trial_kind AS ordinary, count(*) AS n, avg(c.duration) AS seconds FROM items i JOIN clips c ON c.id = i.clip_id
     WHERE i.study_id = ? GROUP BY i.kind`);
 
   /**
-   * Trials one session holds (every practice and attention item, and all pairs, or
+   * Trials one session holds (every practice and attention item, and all ordinary items, or
    * itemsPerListener of them in an incomplete design) and about how long they take: each clip
    * heard TYPICAL_PLAYS times at its kind's mean duration, plus PER_TRIAL_SECONDS to read the
    * captions, choose and confirm, plus SCREENING_SECONDS for each headphone check. Rounded up
@@ -108,7 +109,7 @@ export function studyRepository(db: Db) {
     let trials = 0;
     let seconds = 0;
     for (const k of clipsByKind.all(study.id)) {
-      const n = k.kind === 'pair' ? Math.min(k.n, study.definition.design.itemsPerListener ?? k.n) : k.n;
+      const n = k.ordinary ? Math.min(k.n, study.definition.design.itemsPerListener ?? k.n) : k.n;
       trials += n;
       seconds += n * (k.seconds * TYPICAL_PLAYS + PER_TRIAL_SECONDS);
     }

@@ -1,44 +1,44 @@
 import type { Db } from '../../db/open';
 import type { VoteAck, VoteBody } from '../../contract/listener';
+import type { ItemKind } from '../../contract/constants';
+import type { TrialKind, TrialSettings } from '../../contract/trials';
 import { conflict } from '../errors';
 import type { ListenerRow } from './sessions';
+import { practiceFeedback, trialKinds, type AnswerColumns } from './trials';
 
-interface StoredVote {
+interface StoredVote extends AnswerColumns {
   rowid: number;
   listener_id: string;
   position: number;
-  first: 'a' | 'b';
-  chosen: 'a' | 'b';
   server_ts: string;
-  kind: string;
-  expected: 'a' | 'b' | null;
+  kind: ItemKind;
+  trial_kind: TrialKind;
+  expected: string | null;
 }
 
 export interface VoteInput {
   listener: ListenerRow;
   vote: VoteBody;
+  /** The study's `trial:` settings, which say what answers a vote may carry (e.g. a rating's scale). */
+  trial: TrialSettings;
   /** Written on the listener when this vote answers the last trial. */
   completionCode: string | null;
 }
 
-/** The screen choice (1 = caption shown first) in the item's own terms. */
-export const chosenCaption = (first: 'a' | 'b', choice: 1 | 2): 'a' | 'b' =>
-  choice === 1 ? first : first === 'a' ? 'b' : 'a';
-
 export function voteRepository(db: Db) {
   const byId = db.prepare<[string], StoredVote>(`
-    SELECT v.rowid, v.listener_id, v.position, v.first, v.chosen, v.server_ts, i.kind, i.expected
+    SELECT v.rowid, v.listener_id, v.position, v.first, v.chosen, v.score, v.server_ts, i.kind, i.trial_kind, i.expected
     FROM votes v JOIN items i ON i.id = v.item_id WHERE v.id = ?`);
   // Everything a new vote needs in one statement: the trial, whether it is answered, whether the
   // vote id was seen before (then the slow path below replays or refuses it), and the progress.
   const trialFor = db.prepare<
     [string, string, number], // vote id, listener id, position
     {
-      item_id: string; first: 'a' | 'b'; kind: string; expected: 'a' | 'b' | null; status: string;
+      item_id: string; first: 'a' | 'b' | null; kind: ItemKind; trial_kind: TrialKind; expected: string | null; status: string;
       answered: 0 | 1; skipped: 0 | 1; seen: 0 | 1; done: number; total: number;
     }
   >(`
-    SELECT a.item_id, a.first, i.kind, i.expected, s.status,
+    SELECT a.item_id, a.first, i.kind, i.trial_kind, i.expected, s.status,
            EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id) AS answered,
            EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position) AS skipped,
            EXISTS (SELECT 1 FROM votes v WHERE v.id = ?) AS seen,
@@ -48,9 +48,9 @@ export function voteRepository(db: Db) {
     FROM assignments a JOIN items i ON i.id = a.item_id JOIN studies s ON s.id = i.study_id
     WHERE a.listener_id = ? AND a.position = ?`);
   const insert = db.prepare(`
-    INSERT INTO votes (id, listener_id, item_id, position, first, chosen, play_count, seconds_listened,
+    INSERT INTO votes (id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened,
                        heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // Counting by rowid makes a replayed acknowledgement report the progress of the original one.
   const doneUpTo = db.prepare<[string, number], { n: number }>(
     'SELECT count(*) AS n FROM votes WHERE listener_id = ? AND rowid <= ?',
@@ -60,16 +60,13 @@ export function voteRepository(db: Db) {
     UPDATE listeners SET completed_at = ?, completion_code = ?
     WHERE id = ? AND completed_at IS NULL`);
 
-  const feedback = (kind: string, expected: 'a' | 'b' | null, chosen: 'a' | 'b') =>
-    kind === 'practice' && expected ? { correct: chosen === expected } : null;
-
   /** The acknowledgement of a vote already stored, as it was first given. */
   const replay = (voteId: string, stored: StoredVote): VoteAck => ({
     voteId,
     position: stored.position,
     serverTs: stored.server_ts,
     progress: { done: doneUpTo.get(stored.listener_id, stored.rowid)!.n, total: total.get(stored.listener_id)!.n },
-    feedback: feedback(stored.kind, stored.expected, stored.chosen),
+    feedback: practiceFeedback(stored, stored),
   });
 
   return {
@@ -77,7 +74,7 @@ export function voteRepository(db: Db) {
      * Records one vote (inside the group-commit transaction) or throws the refusal. Refusals are
      * thrown before the only writes (the insert, then the completion), which group commit relies on.
      */
-    record({ listener, vote, completionCode }: VoteInput): VoteAck {
+    record({ listener, vote, trial: settings, completionCode }: VoteInput): VoteAck {
       const trial = trialFor.get(vote.voteId, listener.id, vote.position);
       if (!trial || trial.seen) {
         const previous = byId.get(vote.voteId);
@@ -85,7 +82,7 @@ export function voteRepository(db: Db) {
           const sameVote =
             previous.listener_id === listener.id &&
             previous.position === vote.position &&
-            previous.chosen === chosenCaption(previous.first, vote.choice);
+            trialKinds[previous.trial_kind].sameAnswer(previous, vote);
           if (!sameVote) throw conflict('vote_id_reused', 'this vote id was already used for a different vote', 'voteId');
           return replay(vote.voteId, previous);
         }
@@ -95,10 +92,10 @@ export function voteRepository(db: Db) {
       if (trial.status !== 'open') throw conflict(`study_${trial.status}`, `this study is ${trial.status} and takes no votes now`);
       if (trial.answered) throw conflict('already_answered', 'this trial was already answered', 'position');
       if (trial.skipped) throw conflict('trial_skipped', 'this trial was skipped after its clip would not play', 'position');
-      const chosen = chosenCaption(trial.first, vote.choice);
+      const answer = trialKinds[trial.trial_kind].answer(vote, trial.first, settings);
       const serverTs = new Date().toISOString();
       insert.run(
-        vote.voteId, listener.id, trial.item_id, vote.position, trial.first, chosen, vote.playCount,
+        vote.voteId, listener.id, trial.item_id, vote.position, answer.first, answer.chosen, answer.score, vote.playCount,
         vote.secondsListened, vote.heardToEnd ? 1 : 0, vote.hiddenMs, vote.responseMs, vote.clientTs, serverTs,
       );
       const done = trial.done + 1;
@@ -108,7 +105,7 @@ export function voteRepository(db: Db) {
         position: vote.position,
         serverTs,
         progress: { done, total: trial.total },
-        feedback: feedback(trial.kind, trial.expected, chosen),
+        feedback: practiceFeedback(trial, answer),
       };
     },
   };

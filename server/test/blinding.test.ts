@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, ratingFor, voteFor } from '../testing/client';
 import { peakDb, readCanonicalWav, rmsDb } from '../../audio-manifest/test/audio';
 
 let server: TestServer;
@@ -14,80 +14,108 @@ beforeAll(async () => {
   mkdirSync(join(clientDir, 'assets'));
   writeFileSync(join(clientDir, 'index.html'), '<!doctype html><html><head><script type="module" src="/assets/app.js"></script></head><body></body></html>');
   writeFileSync(join(clientDir, 'assets', 'app.js'), 'console.log(1)');
-  server = await startTestServer({ studies: [{ study: 'blind', pairs: 6, attention: 3, practice: 1 }], app: { clientDir } });
+  server = await startTestServer({
+    studies: [{ study: 'blind', pairs: 6, attention: 3, practice: 1 }, { study: 'blind-rating', pairs: 6, attention: 3, practice: 1, rating: { caption: true } }],
+    app: { clientDir },
+  });
 });
 afterAll(() => server.close());
 
+/**
+ * A whole session of `study` as a listener's browser sees it (page, intro, trials, audio, peaks,
+ * votes and refusals); fails on anything that names a system, an attention check, an answer, a
+ * score, a path or a label. Returns the trials served.
+ */
+async function expectBlindedSession(study: string, seeded: number, answer: (position: number) => object, wrong: (position: number) => object) {
+  const received: string[] = [];
+  // Audio bytes as latin1: embedded metadata (LIST/INFO, bext, id3) would show up as text there.
+  const audio: string[] = [];
+  const fetchAs = async (path: string, init: RequestInit = {}, token?: string) => {
+    const headers = new Headers(init.headers);
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    if (init.body) headers.set('content-type', 'application/json');
+    const res = await fetch(`${server.url}${path}`, { ...init, headers });
+    const isAudio = res.headers.get('content-type')?.startsWith('audio/');
+    const body = isAudio ? '' : await res.text();
+    if (isAudio) audio.push(Buffer.from(await res.arrayBuffer()).toString('latin1'));
+    received.push(body, ...[...res.headers].map(([k, v]) => `${k}: ${v}`));
+    return { status: res.status, json: () => JSON.parse(body) };
+  };
+
+  const page = await fetchAs(`/s/${study}`);
+  expect(page.status).toBe(200);
+  await fetchAs('/assets/app.js');
+  await fetchAs(`/api/studies/${study}/intro`);
+  const started = (await fetchAs('/api/sessions', { method: 'POST', body: JSON.stringify({ study, external: { PROLIFIC_PID: 'x' } }) })).json();
+  const token = started.token as string;
+  let state = started.state;
+  const trialClipIds: string[] = [];
+  const trials: { position: number; clip: { id: string } }[] = [];
+  while (state.trial) {
+    trialClipIds.push(state.trial.clip.id);
+    trials.push(state.trial);
+    await fetchAs(state.trial.clip.audioUrl);
+    await fetchAs(state.trial.clip.audioUrl, { headers: { range: 'bytes=0-99' } });
+    await fetchAs(state.trial.clip.peaksUrl);
+    const ack = await fetchAs('/api/session/votes', { method: 'POST', body: JSON.stringify(answer(state.trial.position)) }, token);
+    expect(ack.status).toBe(200);
+    // Refusals are listener-visible too.
+    await fetchAs('/api/session/votes', { method: 'POST', body: JSON.stringify(wrong(state.trial.position)) }, token);
+    state = (await fetchAs('/api/session', {}, token)).json();
+  }
+  expect(state.completion.code).toBe('C0MPL3TE');
+
+  const db = server.app.db;
+  const forbidden = [
+    ...server.seeded[seeded].secrets,
+    ...(db.prepare('SELECT id FROM items').pluck().all() as string[]),
+    ...(db.prepare('SELECT id FROM utterances').pluck().all() as string[]),
+    ...(db.prepare("SELECT DISTINCT CAST(score AS TEXT) FROM judge_scores").pluck().all() as string[]),
+    ...(db.prepare('SELECT id FROM listeners').pluck().all() as string[]),
+    server.dataDir,
+    'attention', 'expected', 'system', 'judge', 'ravdess', 'Actor_', '.wav', 'labels',
+  ];
+  const everything = received.join('\n');
+  const audioBytes = audio.join('\n');
+  expect(audio.length).toBeGreaterThan(0);
+  for (const secret of forbidden) {
+    // A score such as 8.25 is a leak as a number of its own, not as digits inside a peak like -0.182513.
+    const numeric = /^-?\d+(\.\d+)?$/.test(secret);
+    const leaked = numeric
+      ? new RegExp(`(?<![\\d.])${secret.replace(/[.-]/g, '\\$&')}(?!\\d)`).test(everything)
+      : everything.includes(secret) || audioBytes.includes(secret);
+    expect(leaked, `leaked: ${secret}`).toBe(false);
+  }
+  for (const marker of ['LIST', 'INFO', 'INAM', 'IART', 'ICMT']) expect(audioBytes.includes(marker), marker).toBe(false);
+
+  // Attention trials are addressed like every other trial: same id shape, never a manifest clip id.
+  const kindOf = db.prepare<[string], { kind: string }>(
+    'SELECT i.kind FROM served_clips s JOIN items i ON i.study_id = s.study_id AND i.clip_id = s.clip_id WHERE s.id = ?',
+  );
+  for (const id of trialClipIds) expect(id).toMatch(/^c[0-9a-f]{20}$/);
+  const manifestIds = db.prepare('SELECT id FROM clips').pluck().all() as string[];
+  expect(trialClipIds.filter((id) => manifestIds.includes(id))).toEqual([]);
+  return trials.map((trial) => ({ trial, role: kindOf.get(trial.clip.id)?.kind }));
+}
+
 describe('blinding', () => {
   it('nothing a listener receives names a system, an attention check, an answer, a score, a path or a label', async () => {
-    const received: string[] = [];
-    // Audio bytes as latin1: embedded metadata (LIST/INFO, bext, id3) would show up as text there.
-    const audio: string[] = [];
-    const fetchAs = async (path: string, init: RequestInit = {}, token?: string) => {
-      const headers = new Headers(init.headers);
-      if (token) headers.set('authorization', `Bearer ${token}`);
-      if (init.body) headers.set('content-type', 'application/json');
-      const res = await fetch(`${server.url}${path}`, { ...init, headers });
-      const isAudio = res.headers.get('content-type')?.startsWith('audio/');
-      const body = isAudio ? '' : await res.text();
-      if (isAudio) audio.push(Buffer.from(await res.arrayBuffer()).toString('latin1'));
-      received.push(body, ...[...res.headers].map(([k, v]) => `${k}: ${v}`));
-      return { status: res.status, json: () => JSON.parse(body) };
-    };
+    const served = await expectBlindedSession('blind', 0, (p) => voteFor(p, 2), (p) => voteFor(p, 1));
+    expect([...new Set(served.map((s) => s.role))].sort()).toEqual(['attention', 'pair', 'practice']);
+  });
 
-    const page = await fetchAs('/s/blind');
-    expect(page.status).toBe(200);
-    await fetchAs('/assets/app.js');
-    await fetchAs('/api/studies/blind/intro');
-    const started = (await fetchAs('/api/sessions', { method: 'POST', body: JSON.stringify({ study: 'blind', external: { PROLIFIC_PID: 'x' } }) })).json();
-    const token = started.token as string;
-    let state = started.state;
-    const trialClipIds: string[] = [];
-    while (state.trial) {
-      trialClipIds.push(state.trial.clip.id);
-      await fetchAs(state.trial.clip.audioUrl);
-      await fetchAs(state.trial.clip.audioUrl, { headers: { range: 'bytes=0-99' } });
-      await fetchAs(state.trial.clip.peaksUrl);
-      const ack = await fetchAs('/api/session/votes', { method: 'POST', body: JSON.stringify(voteFor(state.trial.position, 2)) }, token);
-      expect(ack.status).toBe(200);
-      // Refusals are listener-visible too.
-      await fetchAs('/api/session/votes', { method: 'POST', body: JSON.stringify(voteFor(state.trial.position, 1)) }, token);
-      state = (await fetchAs('/api/session', {}, token)).json();
+  it('a rating study too; its attention checks look exactly like ordinary ratings', async () => {
+    // The refusals a listener sees: a repeated answer and an answer of the other kind.
+    const served = await expectBlindedSession('blind-rating', 1, (p) => ratingFor(p, 3), (p) => (p % 2 ? ratingFor(p, 4) : voteFor(p, 1)));
+    expect([...new Set(served.map((s) => s.role))].sort()).toEqual(['attention', 'practice', 'rating']);
+    const shape = (t: object) => JSON.stringify(Object.entries(t).map(([k, v]) => [k, typeof v]).sort());
+    const ordinary = served.filter((s) => s.role === 'rating');
+    const checks = served.filter((s) => s.role === 'attention');
+    for (const { trial } of [...ordinary, ...checks]) {
+      expect(trial).toMatchObject({ kind: 'rating', practice: false, caption: expect.any(String) });
+      expect(shape(trial)).toBe(shape(ordinary[0].trial));
     }
-    expect(state.completion.code).toBe('C0MPL3TE');
-
-    const db = server.app.db;
-    const forbidden = [
-      ...server.seeded[0].secrets,
-      ...(db.prepare('SELECT id FROM items').pluck().all() as string[]),
-      ...(db.prepare('SELECT id FROM utterances').pluck().all() as string[]),
-      ...(db.prepare("SELECT DISTINCT CAST(score AS TEXT) FROM judge_scores").pluck().all() as string[]),
-      ...(db.prepare('SELECT id FROM listeners').pluck().all() as string[]),
-      server.dataDir,
-      'attention', 'expected', 'system', 'judge', 'ravdess', 'Actor_', '.wav', 'labels',
-    ];
-    const everything = received.join('\n');
-    const audioBytes = audio.join('\n');
-    expect(audio.length).toBeGreaterThan(0);
-    for (const secret of forbidden) {
-      // A score such as 8.25 is a leak as a number of its own, not as digits inside a peak like -0.182513.
-      const numeric = /^-?\d+(\.\d+)?$/.test(secret);
-      const leaked = numeric
-        ? new RegExp(`(?<![\\d.])${secret.replace(/[.-]/g, '\\$&')}(?!\\d)`).test(everything)
-        : everything.includes(secret) || audioBytes.includes(secret);
-      expect(leaked, `leaked: ${secret}`).toBe(false);
-    }
-    for (const marker of ['LIST', 'INFO', 'INAM', 'IART', 'ICMT']) expect(audioBytes.includes(marker), marker).toBe(false);
-
-    // Attention trials are addressed like every other trial: same id shape, never a manifest clip id.
-    const kindOf = db.prepare<[string], { kind: string }>(
-      'SELECT i.kind FROM served_clips s JOIN items i ON i.study_id = s.study_id AND i.clip_id = s.clip_id WHERE s.id = ?',
-    );
-    const kinds = new Set(trialClipIds.map((id) => kindOf.get(id)?.kind));
-    expect([...kinds].sort()).toEqual(['attention', 'pair', 'practice']);
-    for (const id of trialClipIds) expect(id).toMatch(/^c[0-9a-f]{20}$/);
-    const manifestIds = db.prepare('SELECT id FROM clips').pluck().all() as string[];
-    expect(trialClipIds.filter((id) => manifestIds.includes(id))).toEqual([]);
+    expect(served.find((s) => s.role === 'practice')!.trial).toMatchObject({ kind: 'rating', practice: true });
   });
 
   it('sends a strict CSP without inline scripts, with a style nonce handed to the page', async () => {

@@ -8,11 +8,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBundle } from '../../analysis/bundle';
 import { StudyDefinition } from '../../contract/study-definition';
 import type { VoteBody } from '../../contract/listener';
-import { call, voteFor } from '../testing/client';
+import { call, ratingFor, voteFor } from '../testing/client';
 import { startTestServer, type TestServer } from '../testing/server';
 
 const run = promisify(execFile);
@@ -229,5 +230,149 @@ describe('live report = npm run analyze on the export', () => {
     expect(stderr).toMatch(/no study\.json/);
     expect(report.listeners.not_run_by_reason).toEqual({ screening: 10 });
     expect(report.listeners.excluded_by_reason).toEqual({ attention: 1, fast: 2 });
+  });
+});
+
+describe('a rating study: live report = npm run analyze on the export', () => {
+  const MOS = 'mos-rules';
+  // How good each system sounds; listeners rate around it, item by item.
+  const QUALITY: Record<string, number> = { 'sysalpha-7b': 4, 'sysbeta-audio': 3, 'sysgamma-large': 2 };
+  let mos: TestServer;
+  let token: string;
+
+  interface Rater {
+    pid: string;
+    screening: boolean;
+    /** the score for an ordinary item of this quality on the listener's n-th trial */
+    score: (quality: number, n: number) => number;
+    wrongAttention?: boolean;
+  }
+  const panel = (quality: number, n: number) => Math.min(5, Math.max(1, quality + ((n * 5) % 3) - 1));
+  const RATERS: Record<string, Rater> = {
+    good1: { pid: 'R-good-1', screening: true, score: (q) => q },
+    good2: { pid: 'R-good-2', screening: true, score: panel },
+    good3: { pid: 'R-good-3', screening: true, score: (q, n) => Math.min(5, q + (n % 2)) },
+    reversed: { pid: 'R-reversed', screening: true, score: (q) => 6 - q },
+    attention: { pid: 'R-attention', screening: true, score: (q) => q, wrongAttention: true },
+    screening: { pid: 'R-screening', screening: false, score: panel },
+  };
+
+  async function rate(r: Rater): Promise<void> {
+    const start = await call(`${mos.url}/api/sessions`, { body: { study: MOS, external: { PROLIFIC_PID: r.pid, STUDY_ID: 'S1' } } });
+    expect(start.status, start.text).toBe(201);
+    const listenerToken = start.body.token as string;
+    const body = { kind: 'antiphase', passed: r.screening, correct: r.screening ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
+    expect((await call(`${mos.url}/api/session/screening`, { token: listenerToken, body })).status).toBe(200);
+    const listener = mos.app.store.sessions.byToken(listenerToken)!;
+    const item = mos.app.db.prepare('SELECT i.kind, i.system_a, i.expected FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?');
+    for (let n = 0; ; n++) {
+      const state = (await call(`${mos.url}/api/session`, { token: listenerToken })).body;
+      if (!state.trial) break;
+      const { kind, system_a, expected } = item.get(listener.id, state.trial.position) as { kind: string; system_a: string; expected: string | null };
+      const score = kind === 'rating' ? r.score(QUALITY[system_a], n) : kind === 'attention' && r.wrongAttention ? 3 : Number(expected);
+      const vote = await call(`${mos.url}/api/session/votes`, { token: listenerToken, body: ratingFor(state.trial.position, score, { responseMs: 1800 + 10 * n }) });
+      expect(vote.status, vote.text).toBe(200);
+    }
+  }
+
+  beforeAll(async () => {
+    mos = await startTestServer({ studies: [{ study: MOS, pairs: 9, attention: 2, practice: 1, rating: { caption: true, minListenerCorrelation: 0.25 } }] });
+    token = (await mos.app.store.accessTokens.create('analyst')).token;
+    const db = mos.app.db;
+    const stored = JSON.parse((db.prepare('SELECT definition FROM studies WHERE id = ?').get(MOS) as { definition: string }).definition);
+    db.prepare('UPDATE studies SET definition = ? WHERE id = ?').run(
+      JSON.stringify(StudyDefinition.parse({ ...stored, exclusion: { ...stored.exclusion, excludeFailedScreening: true } })), MOS,
+    );
+    for (const r of Object.values(RATERS)) await rate(r);
+  });
+  afterAll(() => mos.close());
+
+  const exportTo = async (name: string): Promise<Record<string, string>> => {
+    const exported = await call(`${mos.url}/api/studio/studies/${MOS}/export`, { token });
+    expect(exported.status, exported.text).toBe(200);
+    const bundleDir = join(dir, name);
+    await mkdir(bundleDir);
+    for (const [file, text] of Object.entries(exported.body as Record<string, string>)) await writeFile(join(bundleDir, file), text);
+    return exported.body;
+  };
+
+  it('gives the same JSON, with the ratings section and the correlation rule run', async () => {
+    const live = await call(`${mos.url}/api/reports/${MOS}`, { token });
+    expect(live.status, live.text).toBe(200);
+    await exportTo('mos');
+    const { report } = await analyzeCli(join(dir, 'mos'));
+    expect(live.body).toEqual(report);
+
+    expect(report.listeners.excluded_by_reason).toEqual({ attention: 1, screening: 1, listener_correlation: 1 });
+    expect(report.listeners.retained).toBe(3);
+    const r = report.ratings;
+    expect(r.scale).toEqual([1, 5]);
+    expect(r.listeners).toBe(3);
+    expect(r.votes).toBe(27);
+    expect(r.systems.map((s: { system: string }) => s.system)).toEqual(['sysalpha-7b', 'sysbeta-audio', 'sysgamma-large']);
+    expect(r.systems.map((s: { n: number }) => s.n)).toEqual([9, 9, 9]);
+    expect(r.reliability.krippendorff_alpha_interval).toBeGreaterThan(0.5);
+    const reversed = r.listener_correlation.find((c: { listener_id: string }) => c.listener_id === reportListener('R-reversed'));
+    expect(reversed.pearson_r).toBeLessThan(0);
+    // The pair sections have nothing to say about a rating study.
+    expect(report.reliability.votes).toBe(0);
+  });
+
+  /** The listener id of a link's PROLIFIC_PID. */
+  const reportListener = (pid: string) =>
+    mos.app.db.prepare("SELECT id FROM listeners WHERE study_id = ? AND json_extract(external, '$.PROLIFIC_PID') = ?").pluck().get(MOS, pid) as string;
+
+  it('the dashboard shows the same MOS, α and low-correlation listeners', async () => {
+    const dash = await call(`${mos.url}/api/studio/studies/${MOS}/dashboard`, { token });
+    expect(dash.status, dash.text).toBe(200);
+    const exported = await exportTo('mos-dash');
+    expect(exported['ratings.csv']).toBeDefined();
+    const { report } = await analyzeCli(join(dir, 'mos-dash'));
+    const r = report.ratings;
+    expect(dash.body.ratings).toEqual({
+      scale: r.scale,
+      votes: r.votes,
+      listeners: r.listeners,
+      systems: r.systems.map((s: any) => ({ system: s.system, n: s.n, mos: s.mos, sd: s.sd, ci95: s.ci95, rank: s.rank, rankCi: s.rank_ci })),
+      krippendorffAlphaInterval: r.reliability.krippendorff_alpha_interval,
+      krippendorffAlphaOrdinal: r.reliability.krippendorff_alpha_ordinal,
+      minListenerCorrelation: 0.25,
+      lowCorrelation: [{ listener: reportListener('R-reversed'), pearsonR: expect.any(Number), n: 9 }],
+    });
+    expect(dash.body.ratings.lowCorrelation[0].pearsonR).toBe(r.listener_correlation.find((c: any) => c.listener_id === reportListener('R-reversed')).pearson_r);
+    expect(dash.body.listeners).toMatchObject({ voted: 6, retained: 3, excludedByReason: report.listeners.excluded_by_reason });
+    expect(dash.body.listeners.rules.map((x: { reason: string }) => x.reason)).toEqual(['attention', 'screening', 'listener_correlation']);
+    expect(dash.body.attention).toEqual({ answered: 12, correct: 10, passRate: report.listeners.attention_pass_rate });
+    expect(dash.body.votes.perItem.map((i: { kind: string }) => i.kind)).toEqual(['practice', ...Array(9).fill('rating'), 'attention', 'attention']);
+  });
+
+  it('exports items.csv rating rows, ratings.csv (with the vote columns after the five), an empty votes.csv and the scale in study.json', async () => {
+    const files = await exportTo('mos-files');
+    const lines = (file: string) => files[file].split('\r\n').slice(0, -1);
+    expect(lines('votes.csv')).toEqual(['item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id']);
+    const items = lines('items.csv');
+    expect(items[0]).toBe('item_id,utterance_id,system_a,system_b,attention,expected');
+    expect(items).toHaveLength(1 + 9 + 2); // practice is not data
+    expect(items.filter((l) => l.endsWith(',,0,'))).toHaveLength(9);
+    expect(items.filter((l) => l.endsWith(',,1,1'))).toHaveLength(2);
+    const ratings = lines('ratings.csv');
+    expect(ratings[0]).toBe('item_id,listener_id,system,utterance_id,score,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id');
+    expect(ratings).toHaveLength(1 + 6 * 11);
+    const stored = mos.app.db.prepare(`
+      SELECT v.item_id, v.listener_id, i.system_a, i.utterance_id, v.score, v.position FROM votes v JOIN items i ON i.id = v.item_id
+      WHERE i.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`).all(MOS) as Record<string, unknown>[];
+    expect(ratings.slice(1).map((l) => l.split(',').slice(0, 6).join(','))).toEqual(stored.map((s) => Object.values(s).join(',')));
+    const study = JSON.parse(files['study.json']);
+    expect(study).toMatchObject({ ratingScale: [1, 5], rules: { correlation: { minListenerCorrelation: 0.25 }, screening: { excludeFailedScreening: true } } });
+
+    const zipped = await fetch(`${mos.url}/api/studio/studies/${MOS}/export.zip`, { headers: { authorization: `Bearer ${token}` } });
+    expect(Object.keys(unzipSync(new Uint8Array(await zipped.arrayBuffer()))).sort()).toEqual(
+      ['items.csv', 'judge_scores.csv', 'listeners.csv', 'ratings.csv', 'study.json', 'votes.csv'].map((f) => `${MOS}-bundle/${f}`),
+    );
+    const cliDir = join(dir, 'mos-cli');
+    const r = await run('npm', ['run', '--silent', 'export', '--', MOS, cliDir, '--data', mos.dataDir]);
+    expect(r.stdout).toMatch(/Wrote 11 items, 66 votes, \d+ judge scores, 6 listeners/);
+    expect((await readdir(cliDir)).sort()).toEqual(Object.keys(files).sort());
+    for (const [name, text] of Object.entries(files)) if (name !== 'study.json') expect(await readFile(join(cliDir, name), 'utf8'), name).toBe(text);
   });
 });

@@ -39,3 +39,9 @@ export function voteFor(position: number, choice: 1 | 2 = 1, extra: Partial<Vote
     ...extra,
   };
 }
+
+/** A well-formed rating vote for `position`; override any field. */
+export function ratingFor(position: number, score: number, extra: Partial<VoteBody> = {}): VoteBody {
+  const { choice: _pair, ...vote } = voteFor(position);
+  return { ...vote, score, ...extra };
+}

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import wavefile from 'wavefile';
 import type { Db } from '../../db/open';
 import { StudyDefinition, type StudyDefinitionInput } from '../../contract/study-definition';
+import type { RatingSettings } from '../../contract/trials';
 import type { StudyStatus } from '../store/studies';
 
 /**
@@ -48,6 +49,12 @@ export interface SeedOptions {
   linkParameters?: string[];
   /** Offer the end-of-study comments box. */
   comments?: boolean;
+  /**
+   * A rating study instead of caption pairs (`pairs` then counts the rated items), its items as
+   * kinds.md "Item rows" says: one rated system each, the caption shown (or none), attention
+   * checks requiring the lowest score for a plainly wrong caption, practice the highest.
+   */
+  rating?: { scale?: { points: RatingSettings['scale']['points'] }; caption?: boolean; minListenerCorrelation?: number };
 }
 
 export interface SeededStudy {
@@ -65,9 +72,10 @@ export const SEED_SYSTEMS = ['sysalpha-7b', 'sysbeta-audio', 'sysgamma-large'] a
 /** Seeds one study (default: 6 pairs, 2 attention checks, 1 practice trial) with real audio under `audioDir`. */
 export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): SeededStudy {
   const study = options.study ?? 'test-study';
+  const rating = options.rating && { kind: 'rating' as const, scale: { points: options.rating.scale?.points ?? 5 }, caption: options.rating.caption ?? true };
   const kinds = [
     ...Array<'practice'>(options.practice ?? 1).fill('practice'),
-    ...Array<'pair'>(options.pairs ?? 6).fill('pair'),
+    ...Array<'pair' | 'rating'>(options.pairs ?? 6).fill(rating ? 'rating' : 'pair'),
     ...Array<'attention'>(options.attention ?? 2).fill('attention'),
   ];
   const now = new Date().toISOString();
@@ -91,8 +99,8 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
     // The study's own copy, as the build keeps it (the export reads this one).
     const keepScore = db.prepare('INSERT INTO study_judge_scores (study_id, utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?, ?)');
     const insertItem = db.prepare(`
-      INSERT INTO items (id, study_id, seq, kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
     kinds.forEach((kind, seq) => {
       // A RAVDESS-style name: it encodes emotion and actor, exactly what listeners must not see.
@@ -119,15 +127,20 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
         insertScore.run(utterance, system, 'judge-one', 'run1', score);
         if (kind !== 'practice') keepScore.run(study, utterance, system, 'judge-one', 'run1', score);
       }
-      insertItem.run(
-        `item-${randomBytes(8).toString('hex')}`, study, seq, kind, utterance, clipId, a, b, captionA, captionB,
-        kind === 'pair' ? null : 'a',
-      );
+      const id = `item-${randomBytes(8).toString('hex')}`;
+      if (rating) {
+        // Attention checks show a plainly wrong caption (the lowest score is right); practice a fitting one (the highest).
+        const caption = rating.caption ? (kind === 'attention' ? captionB : captionA) : null;
+        const expected = kind === 'attention' ? '1' : kind === 'practice' ? String(rating.scale.points) : null;
+        insertItem.run(id, study, seq, kind, 'rating', utterance, clipId, a, null, caption, null, expected);
+      } else {
+        insertItem.run(id, study, seq, kind, 'pair', utterance, clipId, a, b, captionA, captionB, kind === 'pair' ? null : 'a');
+      }
       seeded.clipIds.push(clipId);
       seeded.audioFiles.push(file);
       // The corpus file's content hash would let anyone holding the corpus look the clip up.
       seeded.secrets.push(name, name.replace('.wav', ''), utterance, actorDir, 'fearful', 'actor07', `${7.25 + seq}`, sha256.slice(0, 16));
-      if (kind === 'pair') pairs.push({ utterance, systemA: a, systemB: b });
+      if (kind === 'pair' || kind === 'rating') pairs.push({ utterance, systemA: a, systemB: b });
       else (kind === 'attention' ? attention : practice).push({ utterance, correct: captionA, wrong: captionB });
     });
     // A definition in the studies schema, as `npm run study -- build` stores it.
@@ -136,15 +149,17 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       consent: 'You agree to listen.',
       instructions: 'Pick the caption that fits the delivery.',
       question: 'Which caption better describes how it is said?',
-      items: { mode: 'explicit', list: pairs },
-      ...(attention.length ? { attentionChecks: { mode: 'explicit', list: attention } } : {}),
-      practice,
+      // A rating study names its systems only (a sample config reads the same to the pair and rating schemas); its rows are above.
+      ...(rating
+        ? { trial: rating, items: { mode: 'sample', count: pairs.length, systems: [...SEED_SYSTEMS] } }
+        : { items: { mode: 'explicit', list: pairs }, ...(attention.length ? { attentionChecks: { mode: 'explicit', list: attention } } : {}), practice }),
       design: options.design ?? { kind: 'crossed' },
       screening: { kind: options.screening ?? 'antiphase', required: options.screeningRequired ?? false },
       targetListeners: 15,
       completion: { code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' },
       linkParameters: options.linkParameters ?? ['PROLIFIC_PID', 'STUDY_ID'],
       comments: options.comments ?? false,
+      ...(options.rating?.minListenerCorrelation !== undefined && { exclusion: { minAttention: 0.75, minListenerCorrelation: options.rating.minListenerCorrelation } }),
     } satisfies StudyDefinitionInput);
     db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
       study, definition.title, options.status ?? 'open', JSON.stringify(definition), now, now,

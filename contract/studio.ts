@@ -28,8 +28,6 @@ export const StaffSignInBody = z.object({ token: z.string().min(1).max(512) }).s
 export const StaffSession = z.object({ role: z.enum(STAFF_ROLES) });
 export type StaffSession = z.infer<typeof StaffSession>;
 
-export const StudyStatusBody = z.object({ status: StudyStatus }).strict();
-
 /** One problem in a study.yaml, located at its line and column (studies/parse.ts). */
 export const DefinitionProblem = z.object({
   file: z.string(),

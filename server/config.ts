@@ -25,20 +25,32 @@ export const ConfigSchema = z.object({
 });
 export type Config = z.infer<typeof ConfigSchema> & { synchronous: Synchronous };
 
-export function configFromEnv(argv: string[] = process.argv.slice(2), env = process.env): Config {
-  const flag = (name: string): string | undefined => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+/** The server's command-line options; the CLIs that open the data dir take `data` (and `corpora`) of them. */
+export const SERVER_OPTIONS = {
+  data: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  synchronous: { type: 'string' },
+  'no-demo': { type: 'boolean' },
+  'log-level': { type: 'string' },
+  corpora: { type: 'string' },
+  'request-log': { type: 'boolean' },
+  'trust-proxy': { type: 'string' },
+} as const;
+type Flags = { [K in keyof typeof SERVER_OPTIONS]?: (typeof SERVER_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+/** `flags` as parsed by server/cli/args.ts `commandLine` (any subset of SERVER_OPTIONS). */
+export function configFromEnv(flags: Flags = {}, env = process.env): Config {
+  const flag = (name: Exclude<keyof Flags, 'no-demo' | 'request-log'>): string | undefined => flags[name];
   const parsed = ConfigSchema.safeParse({
     dataDir: resolve(flag('data') ?? env.EARMARK_DATA ?? 'data'),
     host: flag('host') ?? env.EARMARK_HOST ?? '127.0.0.1',
     port: flag('port') ?? env.PORT ?? env.EARMARK_PORT ?? 4510,
     synchronous: (flag('synchronous') ?? env.EARMARK_SYNCHRONOUS ?? 'FULL').toUpperCase(),
-    demo: !argv.includes('--no-demo') && env.EARMARK_DEMO !== '0',
+    demo: !flags['no-demo'] && env.EARMARK_DEMO !== '0',
     logLevel: flag('log-level') ?? env.EARMARK_LOG_LEVEL ?? 'info',
     corpora: corporaList(flag('corpora') ?? env.EARMARK_CORPORA),
-    requestLog: argv.includes('--request-log') || env.EARMARK_REQUEST_LOG === '1',
+    requestLog: flags['request-log'] === true || env.EARMARK_REQUEST_LOG === '1',
     trustProxy: trustProxySetting(flag('trust-proxy') ?? env.EARMARK_TRUST_PROXY),
   });
   if (!parsed.success) {

@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
-import { configFromEnv } from './config';
+import { configFromEnv, SERVER_OPTIONS } from './config';
+import { commandLine, UsageError } from './cli/args';
 import { loadStudyDir } from '../studies/load';
 import { setStudyStatus } from '../studies/build';
 
@@ -25,7 +26,17 @@ async function ensureClientBuilt(): Promise<string | undefined> {
   return clientDir;
 }
 
-const config = configFromEnv();
+const USAGE =
+  'usage: npm start -- [--data <dir>] [--port <n>] [--host <address>] [--synchronous FULL|NORMAL|…] [--no-demo] [--corpora <dir>:<dir>]\n' +
+  '                    [--log-level info|debug|…] [--request-log] [--trust-proxy true|<addresses>]   (README.md: Configuration)';
+let config;
+try {
+  config = configFromEnv(commandLine(process.argv.slice(2), SERVER_OPTIONS).values);
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`${error.message}\n${USAGE}`);
+  process.exit(2);
+}
 const app = await buildApp(config, { clientDir: await ensureClientBuilt() });
 
 if (config.demo) {

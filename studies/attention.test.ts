@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { describe as describeVoice, generateAttentionChecks, invertInText, orderTrials, salientAttributes } from './attention';
-import { createRandom } from './random';
+import { keyedRandom } from '../analysis/random';
 
 describe('salientAttributes', () => {
   it('reads RAVDESS, VCTK and MetaSet label shapes', () => {
@@ -39,7 +39,7 @@ describe('generateAttentionChecks', () => {
   ];
 
   it('pairs each true description with an inverted copy, using distinct utterances', () => {
-    const checks = generateAttentionChecks(candidates, { count: 3, attributes: ['gender', 'emotion', 'accent', 'rate'] }, createRandom(1));
+    const checks = generateAttentionChecks(candidates, { count: 3, attributes: ['gender', 'emotion', 'accent', 'rate'] }, keyedRandom(1));
     expect(new Set(checks.map((c) => c.utteranceId)).size).toBe(3);
     expect(checks.map((c) => c.utteranceId)).not.toContain('demo:x');
     for (const c of checks) expect(c.wrong).not.toBe(c.correct);
@@ -49,20 +49,20 @@ describe('generateAttentionChecks', () => {
   });
 
   it('fails clearly when labels run out', () => {
-    expect(() => generateAttentionChecks(candidates, { count: 4, attributes: ['gender'] }, createRandom(1))).toThrow(/only 3 of 4 attention checks/);
+    expect(() => generateAttentionChecks(candidates, { count: 4, attributes: ['gender'] }, keyedRandom(1))).toThrow(/only 3 of 4 attention checks/);
   });
 
   it('never shows a pair caption: a description the study also pairs is rendered from labels instead', () => {
     const metaset = [candidates[2]];
-    const plain = generateAttentionChecks(metaset, { count: 1, attributes: ['gender'] }, createRandom(1));
+    const plain = generateAttentionChecks(metaset, { count: 1, attributes: ['gender'] }, keyedRandom(1));
     expect(plain[0]).toMatchObject({ correct: 'She talks fast.', wrong: 'He talks fast.' });
     for (const captions of [new Set(['She talks fast.']), new Set(['He talks fast.'])]) {
-      const [check] = generateAttentionChecks(metaset, { count: 1, attributes: ['gender'], captions }, createRandom(1));
+      const [check] = generateAttentionChecks(metaset, { count: 1, attributes: ['gender'], captions }, keyedRandom(1));
       expect(check).toMatchObject({ correct: 'A female speaker talks at a fast pace.', wrong: 'A male speaker talks at a fast pace.' });
     }
     // When even the rendered wording is a pair caption, that utterance is not used at all.
     const taken = new Set(['She talks fast.', 'A female speaker talks at a fast pace.']);
-    expect(() => generateAttentionChecks(metaset, { count: 1, attributes: ['gender'], captions: taken }, createRandom(1))).toThrow(/only 0 of 1/);
+    expect(() => generateAttentionChecks(metaset, { count: 1, attributes: ['gender'], captions: taken }, keyedRandom(1))).toThrow(/only 0 of 1/);
   });
 
   it('renders from labels when the description lacks the attribute', () => {
@@ -78,7 +78,7 @@ describe('orderTrials', () => {
         const main = Array.from({ length: n }, (_, i) => `i${i}`);
         const attention = Array.from({ length: m }, (_, i) => `A${i}`);
         const practice = Array.from({ length: p }, (_, i) => `p${i}`);
-        const order = orderTrials({ practice, main, attention }, createRandom(seed));
+        const order = orderTrials({ practice, main, attention }, keyedRandom(seed));
         expect(order.slice(0, p)).toEqual(practice);
         const rest = order.slice(p);
         expect([...rest].sort()).toEqual([...main, ...attention].sort());
@@ -95,7 +95,7 @@ describe('orderTrials', () => {
   it('spreads checks over the session (one per stretch)', () => {
     const main = Array.from({ length: 100 }, (_, i) => `i${i}`);
     const attention = Array.from({ length: 8 }, (_, i) => `A${i}`);
-    const order = orderTrials({ practice: [], main, attention }, createRandom(3));
+    const order = orderTrials({ practice: [], main, attention }, keyedRandom(3));
     const positions = order.flatMap((t, i) => (t.startsWith('A') ? [i] : []));
     positions.forEach((pos, j) => {
       expect(pos).toBeGreaterThanOrEqual(Math.floor((j * 99) / 8) + j);
@@ -105,11 +105,11 @@ describe('orderTrials', () => {
 
   it('is deterministic per seed and shuffles per listener', () => {
     const parts = { practice: [], main: Array.from({ length: 30 }, (_, i) => i), attention: [100, 101] };
-    expect(orderTrials(parts, createRandom(1, 'L1'))).toEqual(orderTrials(parts, createRandom(1, 'L1')));
-    expect(orderTrials(parts, createRandom(1, 'L1'))).not.toEqual(orderTrials(parts, createRandom(1, 'L2')));
+    expect(orderTrials(parts, keyedRandom(1, 'L1'))).toEqual(orderTrials(parts, keyedRandom(1, 'L1')));
+    expect(orderTrials(parts, keyedRandom(1, 'L1'))).not.toEqual(orderTrials(parts, keyedRandom(1, 'L2')));
   });
 
   it('refuses more checks than gaps', () => {
-    expect(() => orderTrials({ practice: [], main: ['x', 'y'], attention: ['A', 'B'] }, createRandom(1))).toThrow(/need at least 3 other trials/);
+    expect(() => orderTrials({ practice: [], main: ['x', 'y'], attention: ['A', 'B'] }, keyedRandom(1))).toThrow(/need at least 3 other trials/);
   });
 });

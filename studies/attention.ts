@@ -6,7 +6,7 @@
  * never two in a row.
  */
 import type { AttentionAttribute } from '../contract/study-definition';
-import type { Random } from './random';
+import type { StudyRandom } from '../analysis/random';
 
 export type Labels = Record<string, unknown>;
 
@@ -165,7 +165,7 @@ export interface GeneratedCheck {
 export function generateAttentionChecks(
   candidates: readonly AttentionCandidate[],
   options: { count: number; attributes: readonly AttentionAttribute[]; avoid?: ReadonlySet<string>; captions?: ReadonlySet<string> },
-  random: Random,
+  random: StudyRandom,
 ): GeneratedCheck[] {
   const fresh = (check: GeneratedCheck) => !options.captions?.has(check.correct) && !options.captions?.has(check.wrong);
   const shuffled = random.shuffle(candidates);
@@ -207,7 +207,7 @@ export function generateAttentionChecks(
  * trials — one gap drawn from each of equal stretches of the session so they are spread out,
  * and never before the first or after the last main trial.
  */
-export function orderTrials<T>(parts: { practice: readonly T[]; main: readonly T[]; attention: readonly T[] }, random: Random): T[] {
+export function orderTrials<T>(parts: { practice: readonly T[]; main: readonly T[]; attention: readonly T[] }, random: StudyRandom): T[] {
   const main = random.shuffle(parts.main);
   const checks = random.shuffle(parts.attention);
   const gaps = main.length - 1;

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open';
 import { generateAttentionChecks, type AttentionCandidate, type Labels } from './attention';
 import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
-import { createRandom } from './random';
+import { keyedRandom } from '../analysis/random';
 import { captionKey, judgeScores, sampleItems, SamplingError, type SamplerSummary } from './sampler';
 import type { MaterialScore, StudyMaterial } from './material';
 import type { StudyDefinition, UtteranceFilter } from '../contract/study-definition';
@@ -249,7 +249,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
 
   // Attention checks and practice trials: a right and a wrong description of one clip; which
   // side (a|b) holds the right one is drawn, and the system names only mark which is which.
-  const sides = createRandom(def.seed, 'known-answer sides');
+  const sides = keyedRandom(def.seed, 'known-answer sides');
   const known = (kind: 'attention' | 'practice', utteranceId: string, clipId: string, correct: string, wrong: string): PlannedItem => {
     const expected = sides.next() < 0.5 ? 'a' : 'b';
     const [right, other] = [`${kind}:true`, `${kind}:false`];
@@ -271,7 +271,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
     try {
       const avoid = new Set(items.map((i) => i.utteranceId));
       const captions = new Set(items.flatMap((i) => [i.captionA, i.captionB]));
-      for (const check of generateAttentionChecks(candidates, { count: attention.count, attributes: attention.attributes, avoid, captions }, createRandom(def.seed, 'attention'))) {
+      for (const check of generateAttentionChecks(candidates, { count: attention.count, attributes: attention.attributes, avoid, captions }, keyedRandom(def.seed, 'attention'))) {
         items.push(known('attention', check.utteranceId, manifest.utterance(check.utteranceId)!.clipId!, check.correct, check.wrong));
       }
     } catch (error) {
@@ -318,7 +318,11 @@ export function newItemId(): string {
 }
 
 export class StudyLockedError extends Error {
-  constructor(studyId: string, votes: number) {
+  constructor(
+    studyId: string,
+    /** how many votes hold the study's items */
+    readonly votes: number,
+  ) {
     super(
       `study ${studyId} already has ${votes} vote${votes === 1 ? '' : 's'}, so its items and captions cannot change. ` +
         `Clone it instead: copy studies/${studyId} to a new folder (e.g. studies/${studyId}-v2), edit that, and build it.`,

@@ -19,7 +19,7 @@
  */
 import type { Db } from '../db/open';
 import { orderTrials } from './attention';
-import { createRandom } from './random';
+import { keyedRandom } from '../analysis/random';
 import { StudyDefinition } from '../contract/study-definition';
 
 export class StudyFullError extends Error {
@@ -137,7 +137,7 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
     const listener = db.prepare('SELECT study_id FROM listeners WHERE id = ?').get(listenerId) as { study_id: string } | undefined;
     if (!listener || listener.study_id !== studyId) throw new Error(`listener ${listenerId} does not belong to study ${studyId}`);
     const definition = StudyDefinition.parse(JSON.parse(study.definition));
-    const random = createRandom(seed ?? definition.seed, 'listener', listenerId);
+    const random = keyedRandom(seed ?? definition.seed, 'listener', listenerId);
 
     const items = db.prepare('SELECT id, kind, seq FROM items WHERE study_id = ? ORDER BY seq').all(studyId) as ItemRow[];
     const practice = items.filter((i) => i.kind === 'practice').map((i) => i.id);

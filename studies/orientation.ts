@@ -12,10 +12,10 @@
  * side is still a fair coin (its walk's). Walk order and edge order are shuffled with `random`.
  * Cost O(items + systems).
  */
-import type { Random } from './random';
+import type { StudyRandom } from '../analysis/random';
 
 /** For each pair [s1, s2] (s1 ≠ s2): true when s2 is to be `a`. */
-export function balancedOrientation(pairs: readonly (readonly [string, string])[], random: Random): boolean[] {
+export function balancedOrientation(pairs: readonly (readonly [string, string])[], random: StudyRandom): boolean[] {
   const index = new Map<string, number>();
   const vertex = (s: string) => {
     let v = index.get(s);

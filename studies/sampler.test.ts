@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createRandom } from './random';
+import { keyedRandom } from '../analysis/random';
 import { apportion, formatSamplerSummary, judgeScores, sampleItems, SamplingError, type ScoredCaption } from './sampler';
 
 const SYSTEMS = Array.from({ length: 14 }, (_, i) => `sys${String(i).padStart(2, '0')}`);
 
 /** A pool shaped like the reference study: every utterance captioned by every system, scores 1–10. */
 function pool(utterances: number, seed = 7): ScoredCaption[] {
-  const random = createRandom(seed);
+  const random = keyedRandom(seed);
   const out: ScoredCaption[] = [];
   for (let u = 0; u < utterances; u++) {
     for (const [i, system] of SYSTEMS.entries()) {

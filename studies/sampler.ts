@@ -14,7 +14,7 @@
  * Cost O(candidates + count × min(candidates, 4000)).
  */
 import { balancedOrientation } from './orientation';
-import { createRandom } from './random';
+import { keyedRandom } from '../analysis/random';
 
 export interface ScoredCaption {
   utteranceId: string;
@@ -208,7 +208,7 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   const weights = Array.from({ length: nBuckets }, (_, b) => (b === 0 ? options.nearTieWeight : 1));
   const target = apportion(options.count, weights, available);
 
-  const random = createRandom(options.seed, 'sampler');
+  const random = keyedRandom(options.seed, 'sampler');
   const pool = random.shuffle(all);
   const chosen: Candidate[] = [];
   const taken = new Set<Candidate>();

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { writeTestWav } from '../server/testing/seed';
 import { openDatabase, type Db } from '../db/open';
-import { createRandom } from './random';
+import { keyedRandom } from '../analysis/random';
 import { StudyDefinition, type StudyDefinitionInput } from '../contract/study-definition';
 
 export interface TempDb {
@@ -37,7 +37,7 @@ export interface ManifestShape {
 /** Clips, utterances, captions and judge scores; utterance ids `<corpus>:u<n>`. */
 export function seedManifest(db: Db, shape: ManifestShape): string[] {
   const corpus = shape.corpus ?? 'metaset';
-  const random = createRandom(shape.seed ?? 1, 'manifest');
+  const random = keyedRandom(shape.seed ?? 1, 'manifest');
   const now = new Date().toISOString();
   const ids: string[] = [];
   const audioDir = join(dirname(db.name), 'corpus', corpus);

@@ -6,32 +6,32 @@
  */
 import { z } from 'zod';
 import { STAFF_ROLES } from '../../contract/constants';
-import { configFromEnv } from '../config';
+import { configFromEnv, SERVER_OPTIONS } from '../config';
+import { commandLine, runCommand } from './args';
 import { databaseFile, openDatabase } from '../../db/open';
 import { accessTokenRepository } from '../store/access-tokens';
 
 const Role = z.enum(STAFF_ROLES);
 
+const USAGE = 'usage: npm run admin -- token create --role researcher|analyst [--label <text>] | token list | token revoke <id>   [--data <data dir>]';
+
 async function main(argv: string[]): Promise<number> {
-  const [group, command, ...rest] = argv.filter((a, i) => !(a === '--data' || argv[i - 1] === '--data'));
-  const option = (name: string) => {
-    const i = rest.indexOf(`--${name}`);
-    return i >= 0 ? rest[i + 1] : undefined;
-  };
+  const { values, positionals } = commandLine(argv, { data: SERVER_OPTIONS.data, role: { type: 'string' }, label: { type: 'string' } });
+  const [group, command, ...rest] = positionals;
   if (group !== 'token' || !['create', 'list', 'revoke'].includes(command)) {
-    console.error('usage: npm run admin -- token create --role researcher|analyst [--label <text>] | token list | token revoke <id>');
+    console.error(USAGE);
     return 2;
   }
-  const db = openDatabase(databaseFile(configFromEnv(argv)));
+  const db = openDatabase(databaseFile(configFromEnv(values)));
   const tokens = accessTokenRepository(db);
   try {
     if (command === 'create') {
-      const role = Role.safeParse(option('role'));
+      const role = Role.safeParse(values.role);
       if (!role.success) {
         console.error('--role must be researcher or analyst');
         return 2;
       }
-      const { id, token } = await tokens.create(role.data, option('label') ?? null);
+      const { id, token } = await tokens.create(role.data, values.label ?? null);
       console.log(`Created ${role.data} token ${id}. It is shown only now; keep it safe:\n${token}`);
     } else if (command === 'list') {
       for (const t of tokens.list()) {
@@ -51,4 +51,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+await runCommand(USAGE, () => main(process.argv.slice(2)));

@@ -15,7 +15,8 @@ import { databaseFile, openDatabase, type Db } from '../../db/open';
 import { setStudyStatus } from '../../studies/build';
 import { describeError, describeMaterial, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from '../../studies/load';
 import { formatSamplerSummary } from '../../studies/sampler';
-import { configFromEnv } from '../config';
+import { configFromEnv, SERVER_OPTIONS, type Config } from '../config';
+import { commandLine, UsageError } from './args';
 import { studyRepository } from '../store/studies';
 
 const USAGE = 'usage: npm run study -- list | validate|build|open|pause|close|export <name> [--data <data dir>] [--corpora <dir>:<dir>]';
@@ -45,7 +46,7 @@ function listStudies(db: Db, dataDir: string): void {
 }
 
 /** The bundle is written by the server's exporter (server/cli/export.ts); this runs that same command. */
-function exportBundle(studyId: string, dir: string | undefined, argv: string[]): number {
+function exportBundle(studyId: string, dir: string | undefined, config: Config): number {
   const exporter = fileURLToPath(new URL('./export.ts', import.meta.url));
   if (!dir) {
     console.error(USAGE.replace('<name>', '<name> <dir>'));
@@ -55,21 +56,26 @@ function exportBundle(studyId: string, dir: string | undefined, argv: string[]):
     console.error(`the exporter ${exporter} is missing`);
     return 1;
   }
-  const data = argv.indexOf('--data');
-  const flags = data >= 0 ? ['--data', argv[data + 1]] : [];
-  return spawnSync(process.execPath, ['--import', 'tsx', exporter, studyId, dir, ...flags], { stdio: 'inherit' }).status ?? 1;
+  return spawnSync(process.execPath, ['--import', 'tsx', exporter, studyId, dir, '--data', config.dataDir], { stdio: 'inherit' }).status ?? 1;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const positional = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
-  const [command, name, ...rest] = positional;
+  let parsed;
+  try {
+    parsed = commandLine(argv, { data: SERVER_OPTIONS.data, corpora: SERVER_OPTIONS.corpora });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n${USAGE}`);
+    return 2;
+  }
+  const [command, name, ...rest] = parsed.positionals;
   if (!command || (!name && command !== 'list')) {
     console.error(USAGE);
     return 2;
   }
-  const config = configFromEnv(argv);
+  const config = configFromEnv(parsed.values);
   const studyDir = (n: string) => folderOf(n, config.dataDir);
-  if (command === 'export') return exportBundle(studyIdOf(studyDir(name)), rest[0], argv);
+  if (command === 'export') return exportBundle(studyIdOf(studyDir(name)), rest[0], config);
   const roots = { dataDir: config.dataDir, corpora: config.corpora };
   // Validate is a dry run: it must not even create the data dir or its database.
   const db = command !== 'validate' ? openDatabase(databaseFile(config)) : existsSync(databaseFile(config)) ? openDatabase(databaseFile(config), { readonly: true }) : openDatabase(':memory:');

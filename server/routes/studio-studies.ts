@@ -48,10 +48,9 @@ function definitionError(reply: FastifyReply, error: StudyDefinitionError) {
 }
 
 function lockedError(error: StudyLockedError, studyId: string): HttpError {
-  const votes = /already has (\d+ votes?)/.exec(error.message)?.[1] ?? 'votes';
   return conflict(
     'study_locked',
-    `study ${studyId} already has ${votes}, so its items and captions cannot change. Clone it (the Clone button, or POST /api/studio/studies/${studyId}/clone) and edit the clone; wording-only changes are still saved.`,
+    `study ${studyId} already has ${error.votes} vote${error.votes === 1 ? '' : 's'}, so its items and captions cannot change. Clone it (the Clone button, or POST /api/studio/studies/${studyId}/clone) and edit the clone; wording-only changes are still saved.`,
   );
 }
 

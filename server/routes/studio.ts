@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ExportBundle, ParticipantTable } from '../../contract/reports';
-import { StaffSession, StaffSignInBody, StudioStudy, StudioStudyList, StudyStatusBody } from '../../contract/studio';
+import { StaffSession, StaffSignInBody, StudioStudy, StudioStudyList } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
 import { bundleFiles } from '../bundle';
 import { approvalsCsv, participantTable } from '../participants';
@@ -63,23 +63,6 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
         .filter((name) => !known.has(name))
         .map((id) => ({ id, title: folders.title(id), status: 'draft' as const, items: 0, listeners: 0, completed: 0, votes: 0, built: false }));
       return { studies: [...studies, ...drafts] };
-    },
-  );
-
-  app.post(
-    '/api/studio/studies/:study/status',
-    {
-      onRequest: app.requireRole('researcher'),
-      schema: { params: StudyParams, body: StudyStatusBody, response: { 200: StudioStudy } },
-    },
-    async (request) => {
-      if (!app.store.studies.get(request.params.study)) throw unknownStudy();
-      try {
-        setStudyStatus(app.db, request.params.study, request.body.status);
-      } catch (error) {
-        throw conflict('status_refused', (error as Error).message, 'status');
-      }
-      return built().find((s) => s.id === request.params.study)!;
     },
   );
 

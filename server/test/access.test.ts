@@ -39,8 +39,7 @@ describe('researcher and analyst access', () => {
     expect((await call(list, { token: 'nothing' })).status).toBe(401);
     expect((await call(list, { token: `${researcher.split('.')[0]}.wrongsecret` })).status).toBe(401);
     expect((await call(list, { headers: { authorization: `Basic ${researcher}` } })).status).toBe(401);
-    const status = `${server.url}/api/studio/studies/access/status`;
-    const denied = await call(status, { token: analyst, body: { status: 'paused' } });
+    const denied = await call(`${server.url}/api/studio/studies/access/pause`, { token: analyst, body: {} });
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ error: 'forbidden', message: expect.any(String) });
     // A listener's session token is not an access token.
@@ -55,19 +54,17 @@ describe('researcher and analyst access', () => {
     const list = await call(`${server.url}/api/studio/studies`, { token: analyst });
     expect(list.body.studies[0]).toMatchObject({ id: 'access', status: 'open', items: 9, votes: 2 });
 
-    const paused = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'paused' } });
+    const paused = await call(`${server.url}/api/studio/studies/access/pause`, { token: researcher, body: {} });
     expect(paused.body.status).toBe('paused');
     expect((await call(`${server.url}/api/sessions`, { body: { study: 'access' } })).status).toBe(409);
-    const badStatus = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'gone' } });
-    expect(badStatus.body).toMatchObject({ error: 'invalid_request', field: 'status' });
-    expect((await call(`${server.url}/api/studio/studies/nope/status`, { token: researcher, body: { status: 'open' } })).status).toBe(404);
-    // The route keeps the study's status rules: draft is never a target, and closed is final.
-    const toDraft = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'draft' } });
-    expect(toDraft.status).toBe(409);
-    expect(toDraft.body).toMatchObject({ error: 'status_refused', field: 'status' });
-    const closed = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'closed' } });
+    // open, pause and close are the only actions; draft is never a target
+    const toDraft = await call(`${server.url}/api/studio/studies/access/draft`, { token: researcher, body: {} });
+    expect(toDraft.body).toMatchObject({ error: 'invalid_request', field: 'action' });
+    expect((await call(`${server.url}/api/studio/studies/nope/open`, { token: researcher, body: {} })).status).toBe(404);
+    // The route keeps the study's status rules: closed is final.
+    const closed = await call(`${server.url}/api/studio/studies/access/close`, { token: researcher, body: {} });
     expect(closed.body.status).toBe('closed');
-    const reopen = await call(`${server.url}/api/studio/studies/access/status`, { token: researcher, body: { status: 'open' } });
+    const reopen = await call(`${server.url}/api/studio/studies/access/open`, { token: researcher, body: {} });
     expect(reopen.status).toBe(409);
     expect(reopen.body.message).toMatch(/closed study stays closed/);
     expect((await call(`${server.url}/api/studio/studies`, { token: analyst })).body.studies[0].status).toBe('closed');

@@ -49,10 +49,10 @@ describe('behind a reverse proxy', () => {
   });
 
   it('reads the proxy from --trust-proxy or EARMARK_TRUST_PROXY; unset believes no one', () => {
-    expect(configFromEnv(['--trust-proxy', '127.0.0.1,::1'], {}).trustProxy).toBe('127.0.0.1,::1');
-    expect(configFromEnv([], { EARMARK_TRUST_PROXY: '10.0.0.2' }).trustProxy).toBe('10.0.0.2');
-    expect(configFromEnv([], { EARMARK_TRUST_PROXY: '' }).trustProxy).toBe(false);
-    expect(configFromEnv([], {}).trustProxy).toBe(false);
+    expect(configFromEnv({ 'trust-proxy': '127.0.0.1,::1' }, {}).trustProxy).toBe('127.0.0.1,::1');
+    expect(configFromEnv({}, { EARMARK_TRUST_PROXY: '10.0.0.2' }).trustProxy).toBe('10.0.0.2');
+    expect(configFromEnv({}, { EARMARK_TRUST_PROXY: '' }).trustProxy).toBe(false);
+    expect(configFromEnv({}, {}).trustProxy).toBe(false);
   });
 });
 
@@ -63,7 +63,7 @@ describe('the files docs/deploy.md installs', () => {
   it('configure a loopback server that trusts only the local proxy, on the port Caddy forwards to', () => {
     const unit = file('earmark.service');
     const env = Object.fromEntries(unitValues(unit, 'Environment').map((kv) => kv.split(/=(.*)/s).slice(0, 2)));
-    const config = configFromEnv([], env);
+    const config = configFromEnv({}, env);
     expect(config).toMatchObject({ dataDir: '/srv/earmark/data', host: '127.0.0.1', trustProxy: '127.0.0.1', demo: false, synchronous: 'FULL' });
     expect(file('Caddyfile')).toContain(`reverse_proxy 127.0.0.1:${config.port}`);
     expect(unitValues(unit, 'ExecStart')).toEqual(['/opt/earmark/node_modules/.bin/tsx server/main.ts']);

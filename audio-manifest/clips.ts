@@ -5,6 +5,7 @@ import { clipId, installationSecret } from './ids';
 import { DecodePool } from './pool';
 import { Progress } from './progress';
 import type { ImportReport } from './report';
+import { manifestStore } from './store';
 
 export type Labels = Record<string, unknown>;
 
@@ -31,13 +32,6 @@ export interface ClipImportOptions {
   pool?: DecodePool;
 }
 
-interface ExistingClip {
-  id: string;
-  bytes: number;
-  mtime_ms: number;
-  sha256: string;
-}
-
 type Write =
   | { kind: 'new' | 'changed'; candidate: ClipCandidate; id: string; facts: AudioFacts; bytes: number; mtimeMs: number }
   | { kind: 'touched' | 'unchanged'; candidate: ClipCandidate; id: string; bytes: number; mtimeMs: number };
@@ -49,7 +43,7 @@ type Write =
 export async function importClips(db: Db, candidates: ClipCandidate[], options: ClipImportOptions): Promise<void> {
   const { report } = options;
   const secret = installationSecret(db);
-  const byPath = db.prepare<[string], ExistingClip>('SELECT id, bytes, mtime_ms, sha256 FROM clips WHERE abs_path = ?');
+  const store = manifestStore(db);
   const writer = clipWriter(db);
   const batchSize = options.batchSize ?? 100;
   const progress = new Progress(candidates.length, options.progress ?? (process.stderr.isTTY && candidates.length >= 50));
@@ -79,7 +73,7 @@ export async function importClips(db: Db, candidates: ClipCandidate[], options: 
         progress.tick();
         continue;
       }
-      const existing = byPath.get(candidate.file);
+      const existing = store.clipByPath(candidate.file);
       const id = existing?.id ?? clipId(secret, candidate.corpus, candidate.path);
       const base = { candidate, id, bytes: stat.size, mtimeMs: stat.mtimeMs };
       if (existing && existing.bytes === stat.size && existing.mtime_ms === stat.mtimeMs) {
@@ -105,24 +99,7 @@ export async function importClips(db: Db, candidates: ClipCandidate[], options: 
 }
 
 function clipWriter(db: Db): (batch: Write[], report: ImportReport) => void {
-  const upsert = db.prepare(`
-    INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes,
-                       mtime_ms, sha256, loudness_dbfs, peaks, labels, imported_at)
-    VALUES (@id, @corpus, @root, @path, @absPath, @format, @codec, @duration, @sampleRate, @channels, @bytes,
-            @mtimeMs, @sha256, @loudnessDbfs, @peaks, @labels, @importedAt)
-    ON CONFLICT (id) DO UPDATE SET
-      corpus = excluded.corpus, root = excluded.root, path = excluded.path, abs_path = excluded.abs_path,
-      format = excluded.format, codec = excluded.codec, duration = excluded.duration,
-      sample_rate = excluded.sample_rate, channels = excluded.channels, bytes = excluded.bytes,
-      mtime_ms = excluded.mtime_ms, sha256 = excluded.sha256, loudness_dbfs = excluded.loudness_dbfs,
-      peaks = excluded.peaks, labels = excluded.labels, imported_at = excluded.imported_at`);
-  const touch = db.prepare('UPDATE clips SET bytes = ?, mtime_ms = ?, labels = ? WHERE id = ?');
-  const relabel = db.prepare('UPDATE clips SET labels = ? WHERE id = ? AND labels <> ?');
-  const upsertUtterance = db.prepare(`
-    INSERT INTO utterances (id, corpus, clip_id, transcript, labels) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (id) DO UPDATE SET clip_id = excluded.clip_id, transcript = excluded.transcript, labels = excluded.labels`);
-  const linkUtterance = db.prepare('UPDATE utterances SET clip_id = ? WHERE id = ?');
-
+  const store = manifestStore(db);
   return db.transaction((batch: Write[], report: ImportReport) => {
     const now = new Date().toISOString();
     for (const write of batch) {
@@ -130,7 +107,7 @@ function clipWriter(db: Db): (batch: Write[], report: ImportReport) => void {
       const labels = JSON.stringify(candidate.labels);
       if (write.kind === 'new' || write.kind === 'changed') {
         const { facts } = write;
-        upsert.run({
+        store.upsertClip({
           id, corpus: candidate.corpus, root: candidate.root, path: candidate.path, absPath: candidate.file,
           format: facts.format, codec: facts.codec, duration: facts.duration, sampleRate: facts.sampleRate,
           channels: facts.channels, bytes: write.bytes, mtimeMs: write.mtimeMs, sha256: facts.sha256,
@@ -139,13 +116,13 @@ function clipWriter(db: Db): (batch: Write[], report: ImportReport) => void {
         if (write.kind === 'new') report.imported++;
         else report.updated++;
       } else {
-        if (write.kind === 'touched') touch.run(write.bytes, write.mtimeMs, labels, id);
-        else relabel.run(labels, id, labels);
+        if (write.kind === 'touched') store.touchClip(id, write.bytes, write.mtimeMs, labels);
+        else store.relabelClip(id, labels);
         report.unchanged++;
       }
       const u = candidate.utterance;
-      if (u && u.labels !== undefined) upsertUtterance.run(u.id, u.corpus, id, u.transcript ?? null, JSON.stringify(u.labels));
-      else if (u) linkUtterance.run(id, u.id);
+      if (u && u.labels !== undefined) store.upsertClipUtterance(u.id, u.corpus, id, u.transcript ?? null, JSON.stringify(u.labels));
+      else if (u) store.linkUtterance(u.id, id);
     }
   });
 }
@@ -160,17 +137,13 @@ export interface ClipFile {
 
 /** Where a clip's audio lives, for the server's audio route (which serves it by opaque id only). */
 export function clipFile(db: Db, id: string): ClipFile | undefined {
-  return db
-    .prepare<[string], ClipFile>(
-      'SELECT abs_path AS absPath, format, bytes, mtime_ms AS mtimeMs, sha256 FROM clips WHERE id = ?',
-    )
-    .get(id);
+  return manifestStore(db).clipFile(id);
 }
 
 /** The stored waveform overview of a clip, ready for wavesurfer.js (no audio decoding on the client). */
 export function clipPeaks(db: Db, id: string): Peaks | undefined {
-  const row = db.prepare<[string], { peaks: string }>('SELECT peaks FROM clips WHERE id = ?').get(id);
-  return row ? (JSON.parse(row.peaks) as Peaks) : undefined;
+  const peaks = manifestStore(db).clipPeaks(id);
+  return peaks === undefined ? undefined : (JSON.parse(peaks) as Peaks);
 }
 
 /** What `list --json` prints per clip; scripts consume it. */
@@ -188,37 +161,18 @@ export interface ClipListing {
 }
 
 export function listClips(db: Db, corpus?: string): ClipListing[] {
-  const rows = db
-    .prepare<[string | null, string | null], Omit<ClipListing, 'labels'> & { labels: string }>(`
-      SELECT id, corpus, path, duration, sample_rate AS sampleRate, channels, format, codec,
-             loudness_dbfs AS loudnessDbfs, labels
-      FROM clips WHERE (? IS NULL OR corpus = ?) ORDER BY corpus, path`)
-    .all(corpus ?? null, corpus ?? null);
-  return rows.map((row) => ({ ...row, labels: JSON.parse(row.labels) as Labels }));
+  return manifestStore(db).listClips(corpus ?? null).map((row) => ({ ...row, labels: JSON.parse(row.labels) as Labels }));
 }
 
 /** Everything the manifest knows about one clip (by id, absolute path or path relative to its root). */
 export function showClip(db: Db, key: string): Record<string, unknown> | undefined {
-  const row = db
-    .prepare<[string, string, string], Record<string, unknown> & { id: string; peaks: string; labels: string }>(
-      'SELECT * FROM clips WHERE id = ? OR abs_path = ? OR path = ? LIMIT 1',
-    )
-    .get(key, key, key);
+  const store = manifestStore(db);
+  const row = store.clipByKey(key);
   if (!row) return undefined;
   const peaks = JSON.parse(row.peaks) as Peaks;
-  const utterances = db
-    .prepare<[string], { id: string; transcript: string | null }>('SELECT id, transcript FROM utterances WHERE clip_id = ?')
-    .all(row.id);
-  const captions = db
-    .prepare<[string], { system: string; task: string; text: string }>(
-      'SELECT system, task, text FROM captions WHERE utterance_id IN (SELECT id FROM utterances WHERE clip_id = ?) ORDER BY system, task',
-    )
-    .all(row.id);
-  const judgeScores = db
-    .prepare<[string], { system: string; judge: string; run: string; score: number }>(
-      'SELECT system, judge, run, score FROM judge_scores WHERE utterance_id IN (SELECT id FROM utterances WHERE clip_id = ?) ORDER BY system, judge, run',
-    )
-    .all(row.id);
+  const utterances = store.clipUtterances(row.id);
+  const captions = store.clipCaptions(row.id);
+  const judgeScores = store.clipJudgeScores(row.id);
   return {
     ...row,
     labels: JSON.parse(row.labels),

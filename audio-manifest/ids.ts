@@ -1,12 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Db } from '../db/open';
+import { manifestStore } from './store';
 
 const SECRET_KEY = 'clip_id_secret';
 
 /** The per-installation key of clip ids, created on first use and kept in the meta table. */
 export function installationSecret(db: Db): string {
-  db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(SECRET_KEY, randomBytes(32).toString('hex'));
-  return (db.prepare('SELECT value FROM meta WHERE key = ?').get(SECRET_KEY) as { value: string }).value;
+  return manifestStore(db).metaValue(SECRET_KEY, randomBytes(32).toString('hex'));
 }
 
 /**

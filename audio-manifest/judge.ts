@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../db/open';
 import { describeIssue } from './metaset';
 import { ImportReport } from './report';
+import { manifestStore } from './store';
 
 const Name = z.string().trim().min(1).max(200);
 
@@ -53,23 +54,19 @@ export function importJudgeFile(db: Db, file: string, options: JudgeOptions = {}
   const report = options.report ?? new ImportReport(options.onFailure);
   const text = options.text ?? report.readInputFile(file);
   if (text === undefined) return report;
+  const store = manifestStore(db);
   const rows = judgeScoreRows(file, text, options, utteranceResolver(db), report);
   if (!rows) return report;
-  const hasUtterance = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM utterances WHERE id = ?');
-  const hasCaption = db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM captions WHERE utterance_id = ? AND system = ? LIMIT 1');
-  const upsert = db.prepare(`
-    INSERT INTO judge_scores (utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (utterance_id, system, judge, run) DO UPDATE SET score = excluded.score`);
   db.transaction(() => {
     for (const row of rows) {
-      if (!hasUtterance.get(row.utteranceId)) {
+      if (!store.hasUtterance(row.utteranceId)) {
         report.fail(row.where, `utterance ${row.utteranceId} is not imported (import its caption file first)`);
-      } else if (!hasCaption.get(row.utteranceId, row.system)) {
+      } else if (!store.hasCaption(row.utteranceId, row.system)) {
         report.fail(row.where, `system ${row.system} has no caption for ${row.utteranceId}`);
       } else if (row.score === null) {
         report.count('missing scores');
       } else {
-        upsert.run(row.utteranceId, row.system, row.judge, row.run, row.score);
+        store.upsertJudgeScore(row.utteranceId, row.system, row.judge, row.run, row.score);
         report.count('judge scores');
       }
     }
@@ -142,11 +139,10 @@ function definedOnly(options: JudgeOptions): Partial<JudgeIdentity> {
  * on another machine with another prefix.
  */
 function utteranceResolver(db: Db): UtteranceResolver {
-  const exact = db.prepare<[string], { utterance_id: string }>('SELECT utterance_id FROM utterance_paths WHERE wav_path = ?');
+  const store = manifestStore(db);
   let byIdentity: Set<string> | undefined;
   return (wavPath) =>
-    exact.get(wavPath)?.utterance_id ??
-    metasetIdentity(wavPath, (byIdentity ??= new Set((db.prepare("SELECT id FROM utterances WHERE corpus = 'metaset'").all() as { id: string }[]).map((r) => r.id))));
+    store.utteranceAtPath(wavPath) ?? metasetIdentity(wavPath, (byIdentity ??= new Set(store.metasetUtteranceIds())));
 }
 
 /** The MetaSet utterance (<source>/<relative_audio_path>) found at the end of a wav_path, among `known`. */

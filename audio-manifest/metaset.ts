@@ -5,6 +5,7 @@ import type { Db } from '../db/open';
 import { importClips, type ClipCandidate } from './clips';
 import type { CorpusImportOptions } from './ravdess';
 import { ImportReport } from './report';
+import { manifestStore } from './store';
 import { posixRelative } from './walk';
 
 /** The six StyleInstructCaps caption tasks; multi-prompt sets prefix them with promptN_. */
@@ -85,13 +86,7 @@ export async function importMetasetFile(db: Db, file: string, options: MetasetOp
   }
   const audioRoot = options.audioRoot ? resolve(options.audioRoot) : undefined;
   const realRoot = audioRoot && existsSync(audioRoot) ? realpathSync(audioRoot) : audioRoot;
-  const upsertUtterance = db.prepare(`
-    INSERT INTO utterances (id, corpus, transcript, labels) VALUES (?, 'metaset', ?, ?)
-    ON CONFLICT (id) DO UPDATE SET transcript = excluded.transcript, labels = excluded.labels`);
-  const upsertCaption = db.prepare(`
-    INSERT INTO captions (utterance_id, system, task, text) VALUES (?, ?, ?, ?)
-    ON CONFLICT (utterance_id, system, task) DO UPDATE SET text = excluded.text`);
-  const rememberPath = db.prepare('INSERT OR REPLACE INTO utterance_paths (wav_path, utterance_id) VALUES (?, ?)');
+  const store = manifestStore(db);
   const candidates: ClipCandidate[] = [];
   const accepted: Array<{ record: MetasetRecord; id: string }> = [];
 
@@ -125,10 +120,10 @@ export async function importMetasetFile(db: Db, file: string, options: MetasetOp
 
   db.transaction(() => {
     for (const { record, id } of accepted) {
-      upsertUtterance.run(id, record.metadata.transcription?.trim() || null, JSON.stringify(pickLabels(record.metadata)));
-      rememberPath.run(record.wav_path, id);
+      store.upsertMetasetUtterance(id, record.metadata.transcription?.trim() || null, JSON.stringify(pickLabels(record.metadata)));
+      store.rememberPath(record.wav_path, id);
       for (const caption of oracleCaptions(record)) {
-        upsertCaption.run(id, caption.system, caption.task, caption.text);
+        store.upsertCaption(id, caption.system, caption.task, caption.text);
         report.count('oracle captions');
       }
       if (!succeeded(record)) {
@@ -136,7 +131,7 @@ export async function importMetasetFile(db: Db, file: string, options: MetasetOp
         continue;
       }
       for (const caption of systemCaptions(record, options.system)) {
-        upsertCaption.run(id, caption.system, caption.task, caption.text);
+        store.upsertCaption(id, caption.system, caption.task, caption.text);
         report.count('captions');
       }
     }

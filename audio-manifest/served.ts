@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import type { Db } from '../db/open';
 import { AudioError, decode, peaks, rmsDbfs, type Peaks } from './decode';
 import { installationSecret } from './ids';
+import { manifestStore } from './store';
 
 /** How loud clips play (the study's `loudness:`). */
 export interface LoudnessSettings {
@@ -158,17 +159,12 @@ export async function prepareStudyAudio(db: Db, studyId: string, settings: Loudn
   const dir = servedAudioDir(db);
   mkdirSync(dir, { recursive: true });
   const settingsJson = JSON.stringify({ format: FORMAT, loudness: settings.normalize ? { targetDbfs: settings.targetDbfs, peakCeilingDbfs: PEAK_CEILING_DBFS } : 'off' });
-  const clip = db.prepare<[string], { absPath: string; sha256: string }>('SELECT abs_path AS absPath, sha256 FROM clips WHERE id = ?');
-  const made = db.prepare<[string, string, string, number, number], ServedClipRow>(`
-    SELECT clip_id AS clipId, id, file, settings, source_sha256 AS sourceSha256, source_bytes AS sourceBytes,
-           source_mtime_ms AS sourceMtimeMs, gain_db AS gainDb, peak_limited AS peakLimited, loudness_dbfs AS loudnessDbfs,
-           duration, bytes, tag, peaks, made_at AS madeAt
-    FROM served_clips WHERE clip_id = ? AND settings = ? AND source_sha256 = ? AND source_bytes = ? AND source_mtime_ms = ? LIMIT 1`);
+  const store = manifestStore(db);
   const rows: ServedClipRow[] = [];
   const problems: ServedAudioError['problems'] = [];
   let written = 0;
   for (const clipId of new Set(clipIds)) {
-    const source = clip.get(clipId);
+    const source = store.clipSource(clipId);
     if (!source) {
       problems.push({ clipId, file: clipId, reason: 'not in the manifest' });
       continue;
@@ -177,7 +173,7 @@ export async function prepareStudyAudio(db: Db, studyId: string, settings: Loudn
       const file = await stat(source.absPath);
       if (!file.isFile()) throw new AudioError('not a regular file');
       const key = [clipId, settingsJson, source.sha256, file.size, file.mtimeMs] as const;
-      const previous = made.get(...key);
+      const previous = store.servedCopy(...key);
       const sha = previous && (await stat(join(dir, previous.file)).catch(() => null))?.size === previous.bytes ? previous.file.replace(/\.wav$/, '') : null;
       if (previous && sha) {
         rows.push({ ...previous, id: servedId(secret, studyId, clipId, sha) });
@@ -216,10 +212,10 @@ function servedId(secret: string, studyId: string, clipId: string, copySha: stri
 
 /** How many of the study's clips would play from a different copy than they do now. */
 export function changedCopies(db: Db, audio: StudyAudio): number {
-  const current = db.prepare<[string, string], { id: string }>('SELECT id FROM served_clips WHERE study_id = ? AND clip_id = ?');
+  const store = manifestStore(db);
   return audio.rows.filter((r) => {
-    const now = current.get(audio.studyId, r.clipId);
-    return now !== undefined && now.id !== r.id;
+    const now = store.currentServedId(audio.studyId, r.clipId);
+    return now !== undefined && now !== r.id;
   }).length;
 }
 
@@ -229,21 +225,9 @@ export function changedCopies(db: Db, audio: StudyAudio): number {
  */
 export function recordStudyAudio(db: Db, audio: StudyAudio): void {
   const keep = new Set(audio.rows.map((r) => r.clipId));
-  const current = db.prepare<[string], string>('SELECT clip_id FROM served_clips WHERE study_id = ?').pluck().all(audio.studyId) as string[];
-  const remove = db.prepare('DELETE FROM served_clips WHERE study_id = ? AND clip_id = ?');
-  for (const clipId of current) if (!keep.has(clipId)) remove.run(audio.studyId, clipId);
-  const upsert = db.prepare(`
-    INSERT INTO served_clips (study_id, clip_id, id, file, settings, source_sha256, source_bytes, source_mtime_ms, gain_db,
-                              peak_limited, loudness_dbfs, duration, bytes, tag, peaks, made_at)
-    VALUES (@studyId, @clipId, @id, @file, @settings, @sourceSha256, @sourceBytes, @sourceMtimeMs, @gainDb,
-            @peakLimited, @loudnessDbfs, @duration, @bytes, @tag, @peaks, @madeAt)
-    ON CONFLICT (study_id, clip_id) DO UPDATE SET
-      id = excluded.id, file = excluded.file, settings = excluded.settings, source_sha256 = excluded.source_sha256,
-      source_bytes = excluded.source_bytes, source_mtime_ms = excluded.source_mtime_ms, gain_db = excluded.gain_db,
-      peak_limited = excluded.peak_limited, loudness_dbfs = excluded.loudness_dbfs, duration = excluded.duration,
-      bytes = excluded.bytes, tag = excluded.tag, peaks = excluded.peaks,
-      made_at = CASE WHEN served_clips.id = excluded.id THEN served_clips.made_at ELSE excluded.made_at END`);
-  for (const row of audio.rows) upsert.run({ studyId: audio.studyId, ...row });
+  const store = manifestStore(db);
+  for (const clipId of store.servedClipIds(audio.studyId)) if (!keep.has(clipId)) store.removeServed(audio.studyId, clipId);
+  for (const row of audio.rows) store.upsertServed(audio.studyId, row);
 }
 
 /** What the build reports about its copies. */
@@ -273,20 +257,4 @@ export function formatStudyAudio(summary: StudyAudioSummary): string {
       summary.peakLimited.map((r) => `${r.loudnessDbfs ?? '-'} dBFS (gain ${r.gainDb} dB)`).join(', ')
     : '';
   return `audio: ${summary.clips} clips as 16-bit WAV ${level}, ${summary.made} new cop${summary.made === 1 ? 'y' : 'ies'} written${limited}`;
-}
-
-/** The study ids whose items have a clip without a served copy row (built before copies existed, or seeded directly). */
-export function studiesMissingAudio(db: Db): string[] {
-  return db
-    .prepare(
-      `SELECT DISTINCT i.study_id FROM items i
-       WHERE NOT EXISTS (SELECT 1 FROM served_clips s WHERE s.study_id = i.study_id AND s.clip_id = i.clip_id)`,
-    )
-    .pluck()
-    .all() as string[];
-}
-
-/** The clip ids of a study's items. */
-export function studyClipIds(db: Db, studyId: string): string[] {
-  return db.prepare('SELECT DISTINCT clip_id FROM items WHERE study_id = ?').pluck().all(studyId) as string[];
 }

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Db } from '../db/open';
 import { sha256Hex } from './decode';
 import type { Failure } from './report';
+import { manifestStore } from './store';
 
 export interface VerifyResult {
   checked: number;
@@ -10,11 +11,7 @@ export interface VerifyResult {
 
 /** Checks that every clip's file still exists and still has the sha256 recorded at import. */
 export function verifyClips(db: Db, onProblem: (line: string) => void = () => {}): VerifyResult {
-  const rows = db.prepare('SELECT id, abs_path, sha256 FROM clips ORDER BY abs_path').all() as {
-    id: string;
-    abs_path: string;
-    sha256: string;
-  }[];
+  const rows = manifestStore(db).recordedFiles();
   const problems: Failure[] = [];
   const problem = (file: string, reason: string): void => {
     problems.push({ file, reason });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db/open';
 import { describeIssue } from './metaset';
 import { ImportReport } from './report';
+import { manifestStore } from './store';
 
 const Slot = z.string().trim().min(1);
 export const DeliveryPlan = z.object({
@@ -122,16 +123,11 @@ export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOpti
   const report = options.report ?? new ImportReport(options.onFailure);
   const text = options.text ?? report.readInputFile(file);
   if (text === undefined) return report;
-  const utterance = db.prepare<[string], { clip_id: string | null; sha256: string | null }>(
-    'SELECT u.clip_id, c.sha256 FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id WHERE u.id = ?',
-  );
-  const upsertCaption = db.prepare(`
-    INSERT INTO captions (utterance_id, system, task, text) VALUES (?, ?, ?, ?)
-    ON CONFLICT (utterance_id, system, task) DO UPDATE SET text = excluded.text`);
+  const store = manifestStore(db);
   let skipped = 0;
   db.transaction(() => {
     for (const vox of parseVoxreasonCases(file, text, report)) {
-      const linked = utterance.get(vox.utteranceId);
+      const linked = store.utteranceClip(vox.utteranceId);
       if (!linked) {
         skipped++;
         continue;
@@ -139,7 +135,7 @@ export function importVoxreasonFile(db: Db, file: string, options: VoxreasonOpti
       if (vox.audioSha256 && linked.sha256 && linked.sha256 !== vox.audioSha256) {
         report.warn(vox.where, `case ${vox.caseId}: the imported audio differs from the file VoxReason labelled (sha256 mismatch)`);
       }
-      for (const caption of vox.captions) upsertCaption.run(vox.utteranceId, caption.system, PLAN_TASK, caption.text);
+      for (const caption of vox.captions) store.upsertCaption(vox.utteranceId, caption.system, PLAN_TASK, caption.text);
       report.count('cases');
       report.count('captions', vox.captions.length);
     }

@@ -5,9 +5,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, notFound } from '../errors';
 import type { ServedClip } from '../store/clips';
-import {
-  formatStudyAudio, prepareStudyAudio, recordStudyAudio, studiesMissingAudio, studyClipIds, summariseStudyAudio,
-} from '../../audio-manifest/served';
+import { formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio } from '../../audio-manifest/served';
 import { readStudyDefinition } from '../../studies/settings';
 
 declare module 'fastify' {
@@ -34,9 +32,9 @@ export const audioPlugin = fp(
     // Studies built before served copies existed (or written straight into the tables) get theirs
     // before the first listener arrives; the corpus file is never served in their place.
     app.addHook('onReady', async () => {
-      for (const studyId of studiesMissingAudio(app.db)) {
+      for (const studyId of app.store.clips.studiesMissingAudio()) {
         try {
-          const audio = await prepareStudyAudio(app.db, studyId, readStudyDefinition(app.db, studyId).loudness, studyClipIds(app.db, studyId));
+          const audio = await prepareStudyAudio(app.db, studyId, readStudyDefinition(app.db, studyId).loudness, app.store.clips.studyClipIds(studyId));
           app.db.transaction(() => recordStudyAudio(app.db, audio))();
           app.log.info(`study ${studyId}: ${formatStudyAudio(summariseStudyAudio(audio))}`);
         } catch (error) {

@@ -13,6 +13,10 @@ export interface ServedClip {
 
 export function clipRepository(db: Db) {
   const byId = db.prepare<[string], ServedClip>('SELECT file AS absPath, bytes, tag, peaks FROM served_clips WHERE id = ?');
+  const missingAudio = db.prepare<[], string>(`
+    SELECT DISTINCT i.study_id FROM items i
+    WHERE NOT EXISTS (SELECT 1 FROM served_clips s WHERE s.study_id = i.study_id AND s.clip_id = i.clip_id)`).pluck();
+  const studyClips = db.prepare<[string], string>('SELECT DISTINCT clip_id FROM items WHERE study_id = ?').pluck();
   let dir: string | undefined;
   return {
     get(id: string): ServedClip | undefined {
@@ -21,6 +25,10 @@ export function clipRepository(db: Db) {
       dir ??= servedAudioDir(db);
       return { ...clip, absPath: join(dir, clip.absPath) };
     },
+    /** The study ids whose items have a clip without a served copy row (built before copies existed, or seeded directly). */
+    studiesMissingAudio: (): string[] => missingAudio.all(),
+    /** The clip ids of a study's items. */
+    studyClipIds: (studyId: string): string[] => studyClips.all(studyId),
   };
 }
 export type ClipRepository = ReturnType<typeof clipRepository>;

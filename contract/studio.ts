@@ -101,7 +101,7 @@ export const ListenerLinks = z.object({
 });
 export type ListenerLinks = z.infer<typeof ListenerLinks>;
 
-const KindCounts = z.object({ pair: z.number().int(), attention: z.number().int(), practice: z.number().int() });
+const KindCounts = z.object({ pair: z.number().int(), rating: z.number().int(), attention: z.number().int(), practice: z.number().int() });
 
 export const StudyDetail = StudioStudy.extend({
   /** Whether the study has a folder under the data dir the studio can edit (else: read-only). */

@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 import { LANGUAGES, SCREENINGS } from './constants';
+import { TrialSettings, type RatingSettings } from './trials';
+import { RATING_POINTS } from './trials/rating';
 
 export type ListeningRequirement = z.infer<typeof ListeningRequirement>;
 
@@ -100,20 +102,158 @@ export type KnownAnswer = z.infer<typeof KnownAnswer>;
 export const AttentionAttribute = z.enum(['gender', 'emotion', 'accent', 'rate']);
 export type AttentionAttribute = z.infer<typeof AttentionAttribute>;
 
+/** Attention checks made from the clips' labels (studies/attention.ts), for any trial kind that shows descriptions. */
+const GeneratedAttention = z
+  .object({
+    mode: z.literal('generated'),
+    count: z.number().int().positive(),
+    attributes: z.array(AttentionAttribute).min(1).default(['gender', 'emotion', 'accent', 'rate']),
+    /** Whose caption is the clip's true description to invert; labels are rendered into one when it lacks the attribute. */
+    descriptionSystem: SystemName.default('oracle'),
+    utterances: UtteranceFilter.optional(),
+  })
+  .strict();
+
 export const AttentionConfig = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('explicit'), list: z.array(KnownAnswer).min(1) }).strict(),
-  z
-    .object({
-      mode: z.literal('generated'),
-      count: z.number().int().positive(),
-      attributes: z.array(AttentionAttribute).min(1).default(['gender', 'emotion', 'accent', 'rate']),
-      /** Whose caption is the clip's true description to invert; labels are rendered into one when it lacks the attribute. */
-      descriptionSystem: SystemName.default('oracle'),
-      utterances: UtteranceFilter.optional(),
-    })
-    .strict(),
+  GeneratedAttention,
 ]);
 export type AttentionConfig = z.infer<typeof AttentionConfig>;
+
+/**
+ * A rating study's item config (trial: { kind: rating }): each item is one clip with one system's
+ * caption (shown when trial.caption is true), rated on the study's scale.
+ */
+export const RatingItemsConfig = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('explicit'), list: z.array(z.object({ utterance: UtteranceId, system: SystemName }).strict()).min(1) }).strict(),
+  // The pair sampler's settings that mean something for single captions: no judge strata, no anchor.
+  SampleConfig.pick({ mode: true, count: true, systems: true, utterances: true, minPerSystem: true, maxPerUtterance: true }),
+]);
+export type RatingItemsConfig = z.infer<typeof RatingItemsConfig>;
+
+/** A clip (with a caption to rate, if the study shows captions) and the score it must get. */
+export const KnownScore = z
+  .object({ utterance: UtteranceId, caption: Text.optional(), score: z.number().int().min(1).max(RATING_POINTS[1]).describe('the required score, 1 = lowest') })
+  .strict();
+export type KnownScore = z.infer<typeof KnownScore>;
+
+/** Explicit checks with their required scores, or generated ones: the inverted description is shown and must get score 1. */
+export const RatingAttentionConfig = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('explicit'), list: z.array(KnownScore).min(1) }).strict(),
+  GeneratedAttention,
+]);
+export type RatingAttentionConfig = z.infer<typeof RatingAttentionConfig>;
+
+/**
+ * Each trial kind's item config in study.yaml (items, attentionChecks, practice), chosen by the
+ * study's `trial.kind`; studies/trials/<kind>.ts turns it into item rows.
+ */
+const ITEM_CONFIGS = {
+  pair: { items: ItemsConfig, attentionChecks: AttentionConfig.optional(), practice: z.array(KnownAnswer).default([]) },
+  rating: { items: RatingItemsConfig, attentionChecks: RatingAttentionConfig.optional(), practice: z.array(KnownScore).default([]) },
+} as const;
+type ItemConfigKind = keyof typeof ITEM_CONFIGS;
+type ItemConfigOf<K extends ItemConfigKind> = { [P in keyof (typeof ITEM_CONFIGS)[K]]: z.output<(typeof ITEM_CONFIGS)[K][P]> };
+
+/** study.yaml's item config fields: any value here; checked against the study's kind (checkItemConfig). */
+const ITEM_CONFIG_FIELDS = {
+  items: z.custom<unknown>((v) => v !== undefined, { error: 'required' }),
+  attentionChecks: z.unknown().optional(),
+  practice: z.unknown().optional(),
+};
+
+/** The zod object `path` leads to in `schema` for this input (a discriminated union picks the option the input names). */
+function objectAt(schema: z.core.$ZodType, path: readonly PropertyKey[], input: unknown): Record<string, unknown> | undefined {
+  let node: z.core.$ZodType | undefined = schema;
+  let value = input;
+  const unwrap = () => {
+    for (;;) {
+      const def = node?._zod.def as { type?: string; innerType?: z.core.$ZodType; options?: z.core.$ZodType[] } | undefined;
+      if (def?.type === 'optional' || def?.type === 'default') node = def.innerType;
+      else if (def?.type === 'union') {
+        node = def.options!.find((o) => {
+          const shape = (o._zod.def as { shape?: Record<string, z.core.$ZodType> }).shape ?? {};
+          return Object.entries(shape).every(([key, s]) => {
+            const values = (s._zod.def as { values?: unknown[] }).values;
+            return !values || (value !== null && typeof value === 'object' && values.includes((value as Record<string, unknown>)[key]));
+          });
+        });
+      } else return;
+    }
+  };
+  for (const step of path) {
+    unwrap();
+    const def = node?._zod.def as { type?: string; shape?: Record<string, z.core.$ZodType>; element?: z.core.$ZodType } | undefined;
+    node = def?.type === 'object' ? def.shape![step as string] : def?.type === 'array' ? def.element : undefined;
+    value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[step] : undefined;
+  }
+  unwrap();
+  const def = node?._zod.def as { type?: string; shape?: Record<string, unknown> } | undefined;
+  return def?.type === 'object' ? def.shape : undefined;
+}
+
+/**
+ * Checks items, attentionChecks and practice against the study's trial kind. A key that only the
+ * other kind takes (a pair sampler's judge in a rating study, a rating's score in a pair study)
+ * is named as such, with what this kind takes there.
+ */
+function checkItemConfig(d: Record<string, unknown>, kind: ItemConfigKind, ctx: z.core.$RefinementCtx): void {
+  const input = { items: d.items, attentionChecks: d.attentionChecks, practice: d.practice };
+  const schema = z.object(ITEM_CONFIGS[kind]);
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) {
+    // Scores and captions are checked against trial settings that are right themselves.
+    const trial = TrialSettings.safeParse(d.trial ?? { kind: 'pair' });
+    if (trial.success && trial.data.kind === 'rating') checkRatingConfig(trial.data, result.data as ItemConfigOf<'rating'>, ctx);
+    return;
+  }
+  const others = (Object.keys(ITEM_CONFIGS) as ItemConfigKind[]).filter((k) => k !== kind);
+  for (const issue of result.error.issues) {
+    if (issue.code !== 'unrecognized_keys') {
+      ctx.addIssue(issue as z.core.$ZodRawIssue);
+      continue;
+    }
+    const accepted = Object.keys(objectAt(schema, issue.path, input) ?? {});
+    const unknown: string[] = [];
+    for (const key of issue.keys) {
+      const owner = others.find((k) => key in (objectAt(z.object(ITEM_CONFIGS[k]), issue.path, input) ?? {}));
+      if (owner === undefined) unknown.push(key);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          path: [...issue.path, key],
+          input: undefined,
+          message: `is an option of ${owner} studies (trial: { kind: ${owner} }); in a ${kind} study this takes ${accepted.join(', ')}`,
+        });
+    }
+    if (unknown.length > 0) ctx.addIssue({ ...issue, keys: unknown } as z.core.$ZodRawIssue);
+  }
+}
+
+/** What only a rating study's settings decide: scores on its scale, captions shown or not. */
+function checkRatingConfig(trial: RatingSettings, config: ItemConfigOf<'rating'>, ctx: z.core.$RefinementCtx): void {
+  const points = trial.scale.points;
+  const known: [path: (string | number)[], entry: KnownScore, role: string][] = [
+    ...(config.attentionChecks?.mode === 'explicit' ? config.attentionChecks.list.map((e, i): [(string | number)[], KnownScore, string] => [['attentionChecks', 'list', i], e, 'check']) : []),
+    ...config.practice.map((e, i): [(string | number)[], KnownScore, string] => [['practice', i], e, 'practice trial']),
+  ];
+  for (const [path, entry, role] of known) {
+    if (entry.score > points) ctx.addIssue({ code: 'custom', path: [...path, 'score'], message: `must be on the study's scale: 1 to ${points} (trial.scale.points)` });
+    if (trial.caption && entry.caption === undefined) {
+      ctx.addIssue({ code: 'custom', path, message: `needs a caption: this study shows a caption with every clip (trial.caption: true), so a ${role} without one would stand out` });
+    }
+    if (!trial.caption && entry.caption !== undefined && role === 'check') {
+      ctx.addIssue({ code: 'custom', path: [...path, 'caption'], message: 'this study rates the audio alone (trial.caption: false): a check with a caption would stand out; use a clip that asks for the score' });
+    }
+  }
+  if (!trial.caption && config.attentionChecks?.mode === 'generated') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['attentionChecks', 'mode'],
+      message: 'generated checks show a wrongly described clip, so they need trial.caption: true; for audio-only ratings list explicit checks (mode: explicit)',
+    });
+  }
+}
 
 export const Design = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('crossed') }).strict(),
@@ -161,6 +301,8 @@ export const Exclusion = z
     maxHiddenMs: z.number().int().nonnegative().optional(),
     /** Excluded if the headphone screening was run and failed. */
     excludeFailedScreening: z.boolean().default(false),
+    /** Rating studies: excluded if the listener's ratings correlate with the panel's mean below this (Pearson r, analysis-spec §4). */
+    minListenerCorrelation: z.number().min(-1).max(1).optional(),
   })
   .strict();
 export type Exclusion = z.infer<typeof Exclusion>;
@@ -204,11 +346,12 @@ export const StudyDefinition = z
     question: PerLanguage(Markdown),
     /** Imports the build runs into the manifest first (idempotent). */
     sources: z.array(StudySource).default([]),
+    /** The study's kind of trial (contract/trials); absent: a caption pair study. */
+    trial: TrialSettings.default({ kind: 'pair' }),
     /** Caption task used for every caption of the study. */
     task: Text.default('holistic_creative_synthesis'),
-    items: ItemsConfig,
-    attentionChecks: AttentionConfig.optional(),
-    practice: z.array(KnownAnswer).default([]),
+    /** The trial kind's item config (ITEM_CONFIGS). */
+    ...ITEM_CONFIG_FIELDS,
     design: Design,
     listening: ListeningRequirement.default({ mode: 'whole' }),
     loudness: Loudness.default({ normalize: true, targetDbfs: -23 }),
@@ -248,20 +391,56 @@ export const StudyDefinition = z
           message: `has no text in the study's language "${d.language}" (given: ${Object.keys(d[key]).join(', ')}); add ${d.language}: or change language:`,
         });
   })
-  .transform((d) => ({
-    ...d,
-    title: inLanguage(d.title, d.language)!,
-    consent: inLanguage(d.consent, d.language)!,
-    instructions: inLanguage(d.instructions, d.language)!,
-    question: inLanguage(d.question, d.language)!,
-  }));
+  // Also when other fields have problems, so that every problem of the file is reported at once.
+  .superRefine(
+    (d, ctx) => {
+      if (d === null || typeof d !== 'object' || Array.isArray(d)) return;
+      // The kind the study names, even where its other trial settings are wrong; an unknown kind has its own problem.
+      const kind = (d.trial as { kind?: unknown } | undefined)?.kind ?? 'pair';
+      if (typeof kind !== 'string' || !(kind in ITEM_CONFIGS)) return;
+      checkItemConfig(d, kind as ItemConfigKind, ctx);
+      if (kind !== 'rating' && (d.exclusion as { minListenerCorrelation?: unknown } | undefined)?.minListenerCorrelation !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['exclusion', 'minListenerCorrelation'], message: 'correlates a listener\'s scores with the panel\'s: only rating studies (trial: { kind: rating }) take it' });
+      }
+    },
+    { when: () => true },
+  )
+  .transform((d) => {
+    const texts = {
+      title: inLanguage(d.title, d.language)!,
+      consent: inLanguage(d.consent, d.language)!,
+      instructions: inLanguage(d.instructions, d.language)!,
+      question: inLanguage(d.question, d.language)!,
+    };
+    // Checked above; parsed again for the kind's defaults.
+    const config = z.object(ITEM_CONFIGS[d.trial.kind]).parse({ items: d.items, attentionChecks: d.attentionChecks, practice: d.practice });
+    type Common = Omit<typeof d, 'trial' | 'items' | 'attentionChecks' | 'practice'> & typeof texts;
+    return { ...d, ...texts, ...config } as
+      | (Common & { trial: Extract<TrialSettings, { kind: 'pair' }> } & ItemConfigOf<'pair'>)
+      | (Common & { trial: RatingSettings } & ItemConfigOf<'rating'>);
+  });
 export type StudyDefinition = z.infer<typeof StudyDefinition>;
 export type StudyDefinitionInput = z.input<typeof StudyDefinition>;
+/** A study definition of one trial kind. */
+export type StudyDefinitionOf<K extends StudyDefinition['trial']['kind']> = Extract<StudyDefinition, { trial: { kind: K } }>;
 
-/** The JSON Schema of study.yaml (input side: keys with defaults are optional). */
+/** The JSON Schema of study.yaml (input side: keys with defaults are optional); item config: any trial kind's. */
 export function studyJsonSchema(): Record<string, unknown> {
+  const anyKind = (key: keyof ItemConfigOf<'pair'>) => {
+    const { $schema: _, ...schema } = z.toJSONSchema(z.union(Object.values(ITEM_CONFIGS).map((c) => c[key])), { io: 'input', target: 'draft-2020-12' });
+    return schema;
+  };
   return {
-    ...z.toJSONSchema(StudyDefinition, { io: 'input', target: 'draft-2020-12' }),
+    ...z.toJSONSchema(StudyDefinition, {
+      io: 'input',
+      target: 'draft-2020-12',
+      unrepresentable: 'any',
+      override: (ctx) => {
+        for (const key of Object.keys(ITEM_CONFIG_FIELDS) as (keyof typeof ITEM_CONFIG_FIELDS)[]) {
+          if (ctx.zodSchema === ITEM_CONFIG_FIELDS[key]) Object.assign(ctx.jsonSchema, anyKind(key));
+        }
+      },
+    }),
     title: 'Earmark study definition (studies/<name>/study.yaml)',
   };
 }

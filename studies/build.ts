@@ -7,26 +7,34 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open';
-import { generateAttentionChecks, type AttentionCandidate, type Labels } from './attention';
-import { StudyDefinitionError, type DefinitionProblem, type ParsedStudy } from './parse';
+import { generateAttentionChecks, type AttentionCandidate, type GeneratedCheck, type Labels } from './attention';
+import { StudyDefinitionError, type DefinitionProblem, type FieldPath, type ParsedStudy } from './parse';
 import { keyedRandom } from '../analysis/random';
-import { captionKey, judgeScores, sampleItems, SamplingError, type SamplerSummary } from './sampler';
+import { captionKey, SamplingError, type SamplerSummary } from './sampler';
+import { planItems } from './trials';
 import type { MaterialScore, StudyMaterial } from './material';
-import type { StudyDefinition, UtteranceFilter } from '../contract/study-definition';
+import type { AttentionAttribute, StudyDefinition, UtteranceFilter } from '../contract/study-definition';
 import type { StudyStatus } from '../contract/constants';
+import type { TrialKind } from '../contract/trials';
 
-export type ItemKind = 'pair' | 'attention' | 'practice';
+/** An item's role: an ordinary trial of the study's kind, an attention check or a practice trial. */
+export type ItemKind = TrialKind | 'attention' | 'practice';
 
-/** One row of `items`, before it gets its opaque id. */
+/**
+ * One row of `items`, before it gets its opaque id (db/migrations.ts, version 10). A rating item
+ * fills the a side only: the rated system, and the caption shown or null.
+ */
 export interface PlannedItem {
   kind: ItemKind;
+  trialKind: TrialKind;
   utteranceId: string;
   clipId: string;
   systemA: string;
-  systemB: string;
-  captionA: string;
-  captionB: string;
-  expected: 'a' | 'b' | null;
+  systemB: string | null;
+  captionA: string | null;
+  captionB: string | null;
+  /** An attention or practice item's intended answer: a pair's side (a|b), a rating's score ('1'..'7'). */
+  expected: string | null;
 }
 
 export interface StudyPlan {
@@ -57,7 +65,7 @@ export interface PlanScope {
 }
 
 /** The utterances, captions and judge scores the build may use, and its questions about them. */
-class ManifestView {
+export class ManifestView {
   private readonly utterances = new Map<string, UtteranceRow>();
   private readonly captions = new Map<string, string>();
   readonly systems: Set<string>;
@@ -119,9 +127,11 @@ class ManifestView {
     return new Set(this.scores.map((r) => r.judge));
   }
 
-  /** The judge scores of the captions the pair items show: what the study's export carries. */
+  /** The judge scores of the captions the scored items show: what the study's export carries. */
   scoresOf(items: readonly PlannedItem[]): ScoreRow[] {
-    const shown = new Set(items.filter((i) => i.kind === 'pair').flatMap((i) => [captionKey(i.utteranceId, i.systemA), captionKey(i.utteranceId, i.systemB)]));
+    const shown = new Set(
+      items.filter((i) => i.kind === i.trialKind).flatMap((i) => [i.systemA, i.systemB].filter((s): s is string => s !== null).map((s) => captionKey(i.utteranceId, s))),
+    );
     return this.scores.filter((r) => shown.has(captionKey(r.utteranceId, r.system)));
   }
 }
@@ -148,157 +158,110 @@ function samplingField(error: SamplingError): string {
   return 'count';
 }
 
+/** What a trial kind's planner (studies/trials) draws on, and where it reports what cannot be satisfied. */
+export interface PlanContext {
+  manifest: ManifestView;
+  /** A problem at the YAML node of `path`. */
+  problem(path: FieldPath, message: string): void;
+  /** Whether any problem was reported so far (sampling waits until the references are right). */
+  failed(): boolean;
+  /** The utterance's clip; a problem at `path` when it is unknown or has none. */
+  clipOf(utteranceId: string, path: FieldPath): string | undefined;
+  /** The system's caption of the utterance; a problem at `path` when there is none. */
+  captionOf(utteranceId: string, system: string, path: FieldPath): string | undefined;
+  /** A sample config's systems with `name*` patterns resolved; unknown ones and utterance ids are problems at their lines. */
+  sampledSystems(config: { systems: readonly string[]; utterances?: UtteranceFilter }): string[];
+  /** The utterances a sample draws from: the filter's with a clip, less the practice clips. */
+  samplePool(filter: UtteranceFilter | undefined, practised: readonly { utterance: string }[]): { id: string }[];
+  /** Sampling that cannot be satisfied: a problem at the sample setting it names. */
+  samplingProblem(error: unknown): void;
+  /** Generated attention checks over the filter's utterances, away from the items' clips and captions where possible. */
+  generatedChecks(config: { count: number; attributes: readonly AttentionAttribute[]; descriptionSystem: string; utterances?: UtteranceFilter }, items: readonly PlannedItem[]): (GeneratedCheck & { clipId: string })[];
+  /** A practice clip must not be a scored item: a problem at the practice entry otherwise. */
+  checkPractice(items: readonly PlannedItem[], index: number, utterance: string, clipId: string | undefined): void;
+}
+
 /**
- * Plans the study's items from its own material (or, declaring no sources, the manifest). Throws
- * StudyDefinitionError listing every reference that cannot be satisfied (each with its YAML line and field).
+ * Plans the study's items from its own material (or, declaring no sources, the manifest): the
+ * study's trial kind (studies/trials) turns its item config into items, attention checks and
+ * practice trials; the design must then be possible with them. Throws StudyDefinitionError
+ * listing every reference that cannot be satisfied (each with its YAML line and field).
  */
 export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): StudyPlan {
   const def = parsed.definition;
   const problems: DefinitionProblem[] = [];
   const manifest = new ManifestView(db, def.task, scope);
-  const items: PlannedItem[] = [];
-  let sampler: SamplerSummary | null = null;
+  const problem = (path: FieldPath, message: string) => void problems.push(parsed.problemAt(path, message));
 
-  const clipOf = (utteranceId: string, path: (string | number)[]): string | undefined => {
-    const u = manifest.utterance(utteranceId);
-    if (!u) problems.push(parsed.problemAt(path, `utterance ${utteranceId} is not in ${manifest.name}`));
-    else if (!u.clipId) problems.push(parsed.problemAt(path, `utterance ${utteranceId} has no audio clip in ${manifest.name}`));
-    return u?.clipId ?? undefined;
-  };
-  const captionOf = (utteranceId: string, system: string, path: (string | number)[]): string | undefined => {
-    const text = manifest.caption(utteranceId, system);
-    if (text === undefined && manifest.utterance(utteranceId)) {
-      problems.push(
-        parsed.problemAt(
-          path,
-          manifest.systems.has(system) ? `system ${system} has no ${def.task} caption for ${utteranceId}` : `system ${system} is not in ${manifest.name} (task ${def.task})`,
-        ),
-      );
-    }
-    return text;
-  };
-
-  // Pair items.
-  if (def.items.mode === 'explicit') {
-    def.items.list.forEach((entry, i) => {
-      const base = ['items', 'list', i];
-      const clipId = clipOf(entry.utterance, [...base, 'utterance']);
-      const captionA = captionOf(entry.utterance, entry.systemA, [...base, 'systemA']);
-      const captionB = captionOf(entry.utterance, entry.systemB, [...base, 'systemB']);
-      if (entry.systemA === entry.systemB) problems.push(parsed.problemAt([...base, 'systemB'], 'systemA and systemB must differ'));
-      if (clipId && captionA !== undefined && captionB !== undefined) {
-        items.push({ kind: 'pair', utteranceId: entry.utterance, clipId, systemA: entry.systemA, systemB: entry.systemB, captionA, captionB, expected: null });
+  const context: PlanContext = {
+    manifest,
+    problem,
+    failed: () => problems.length > 0,
+    clipOf(utteranceId, path) {
+      const u = manifest.utterance(utteranceId);
+      if (!u) problem(path, `utterance ${utteranceId} is not in ${manifest.name}`);
+      else if (!u.clipId) problem(path, `utterance ${utteranceId} has no audio clip in ${manifest.name}`);
+      return u?.clipId ?? undefined;
+    },
+    captionOf(utteranceId, system, path) {
+      const text = manifest.caption(utteranceId, system);
+      if (text === undefined && manifest.utterance(utteranceId)) {
+        problem(path, manifest.systems.has(system) ? `system ${system} has no ${def.task} caption for ${utteranceId}` : `system ${system} is not in ${manifest.name} (task ${def.task})`);
       }
-    });
-  } else {
-    const config = def.items;
-    const resolved = resolveSystems(config.systems, manifest.systems);
-    config.systems.forEach((p, i) => {
-      if (resolved.get(p)!.length === 0) problems.push(parsed.problemAt(['items', 'systems', i], `system ${p} is not in ${manifest.name} (task ${def.task})`));
-    });
-    const systems = [...new Set([...resolved.values()].flat())];
-    if (config.anchorSystem !== undefined && !systems.includes(config.anchorSystem)) {
-      problems.push(parsed.problemAt(['items', 'anchorSystem'], `anchor system ${config.anchorSystem} is not among items.systems in ${manifest.name}`));
-    }
-    const stratify = config.judge !== 'none';
-    if (stratify && config.judge !== 'ensemble' && !manifest.judges().has(config.judge)) {
-      problems.push(parsed.problemAt(['items', 'judge'], `judge ${config.judge} has no scores in ${manifest.name}`));
-    }
-    config.utterances?.ids?.forEach((id, i) => clipOf(id, ['items', 'utterances', 'ids', i]));
-    if (problems.length === 0 && systems.length < 2) problems.push(parsed.problemAt(['items', 'systems'], 'at least two systems are needed to make pairs'));
-    if (problems.length === 0) {
+      return text;
+    },
+    sampledSystems(config) {
+      const resolved = resolveSystems(config.systems, manifest.systems);
+      config.systems.forEach((p, i) => {
+        if (resolved.get(p)!.length === 0) problem(['items', 'systems', i], `system ${p} is not in ${manifest.name} (task ${def.task})`);
+      });
+      config.utterances?.ids?.forEach((id, i) => context.clipOf(id, ['items', 'utterances', 'ids', i]));
+      return [...new Set([...resolved.values()].flat())];
+    },
+    samplePool(filter, practice) {
       // A practice clip teaches the task; drawing it as a scored item would score a taught answer.
-      const practised = new Set(def.practice.map((p) => p.utterance));
-      const pool = manifest.filtered(config.utterances).filter((u) => !practised.has(u.id));
-      const scores = stratify ? judgeScores(manifest.judgeRows(new Set(systems)), config.judge) : new Map<string, number>();
-      const captions = pool.flatMap((u) =>
-        systems
-          .filter((s) => manifest.caption(u.id, s) !== undefined)
-          .map((system) => ({ utteranceId: u.id, system, score: scores.get(captionKey(u.id, system)) ?? null, text: manifest.caption(u.id, system) })),
-      );
+      const practised = new Set(practice.map((p) => p.utterance));
+      return manifest.filtered(filter).filter((u) => !practised.has(u.id));
+    },
+    samplingProblem(error) {
+      if (!(error instanceof SamplingError)) throw error;
+      problem(['items', samplingField(error)], error.message);
+    },
+    generatedChecks(config, items) {
+      const candidates: AttentionCandidate[] = manifest
+        .filtered(config.utterances)
+        .map((u) => ({ utteranceId: u.id, labels: u.labels, description: manifest.caption(u.id, config.descriptionSystem) ?? null }));
       try {
-        const result = sampleItems(captions, systems, {
-          count: config.count,
-          minPerSystem: config.minPerSystem,
-          stratify,
-          buckets: config.buckets,
-          nearTieWeight: config.nearTieWeight,
-          maxPerUtterance: config.maxPerUtterance,
-          anchorSystem: config.anchorSystem,
-          seed: def.seed,
-        });
-        sampler = result.summary;
-        for (const s of result.items) {
-          items.push({
-            kind: 'pair',
-            utteranceId: s.utteranceId,
-            clipId: manifest.utterance(s.utteranceId)!.clipId!,
-            systemA: s.systemA,
-            systemB: s.systemB,
-            captionA: manifest.caption(s.utteranceId, s.systemA)!,
-            captionB: manifest.caption(s.utteranceId, s.systemB)!,
-            expected: null,
-          });
-        }
+        const avoid = new Set(items.map((i) => i.utteranceId));
+        const captions = new Set(items.flatMap((i) => [i.captionA, i.captionB]).filter((c): c is string => c !== null));
+        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, avoid, captions }, keyedRandom(def.seed, 'attention')).map((check) => ({
+          ...check,
+          clipId: manifest.utterance(check.utteranceId)!.clipId!,
+        }));
       } catch (error) {
-        if (!(error instanceof SamplingError)) throw error;
-        problems.push(parsed.problemAt(['items', samplingField(error)], error.message));
+        problem(['attentionChecks', 'count'], (error as Error).message);
+        return [];
       }
-    }
-  }
-
-  // Attention checks and practice trials: a right and a wrong description of one clip; which
-  // side (a|b) holds the right one is drawn, and the system names only mark which is which.
-  const sides = keyedRandom(def.seed, 'known-answer sides');
-  const known = (kind: 'attention' | 'practice', utteranceId: string, clipId: string, correct: string, wrong: string): PlannedItem => {
-    const expected = sides.next() < 0.5 ? 'a' : 'b';
-    const [right, other] = [`${kind}:true`, `${kind}:false`];
-    return expected === 'a'
-      ? { kind, utteranceId, clipId, systemA: right, systemB: other, captionA: correct, captionB: wrong, expected }
-      : { kind, utteranceId, clipId, systemA: other, systemB: right, captionA: wrong, captionB: correct, expected };
+    },
+    checkPractice(items, index, utterance, clipId) {
+      const scored = items.findIndex((item) => item.kind === item.trialKind && (item.utteranceId === utterance || item.clipId === clipId));
+      if (scored >= 0) {
+        const where = def.items.mode === 'explicit' ? ` (items.list[${scored}])` : '';
+        problem(['practice', index, 'utterance'], `${utterance} is also a scored item${where}; a practice trial must use a clip listeners are not scored on`);
+      }
+    },
   };
-  const attention = def.attentionChecks;
-  if (attention?.mode === 'explicit') {
-    attention.list.forEach((entry, i) => {
-      const clipId = clipOf(entry.utterance, ['attentionChecks', 'list', i, 'utterance']);
-      if (entry.correct === entry.wrong) problems.push(parsed.problemAt(['attentionChecks', 'list', i, 'wrong'], 'the wrong description must differ from the correct one'));
-      if (clipId) items.push(known('attention', entry.utterance, clipId, entry.correct, entry.wrong));
-    });
-  } else if (attention?.mode === 'generated') {
-    const candidates: AttentionCandidate[] = manifest
-      .filtered(attention.utterances)
-      .map((u) => ({ utteranceId: u.id, labels: u.labels, description: manifest.caption(u.id, attention.descriptionSystem) ?? null }));
-    try {
-      const avoid = new Set(items.map((i) => i.utteranceId));
-      const captions = new Set(items.flatMap((i) => [i.captionA, i.captionB]));
-      for (const check of generateAttentionChecks(candidates, { count: attention.count, attributes: attention.attributes, avoid, captions }, keyedRandom(def.seed, 'attention'))) {
-        items.push(known('attention', check.utteranceId, manifest.utterance(check.utteranceId)!.clipId!, check.correct, check.wrong));
-      }
-    } catch (error) {
-      problems.push(parsed.problemAt(['attentionChecks', 'count'], (error as Error).message));
-    }
-  }
-  def.practice.forEach((entry, i) => {
-    const clipId = clipOf(entry.utterance, ['practice', i, 'utterance']);
-    const scored = items.findIndex((item) => item.kind === 'pair' && (item.utteranceId === entry.utterance || item.clipId === clipId));
-    if (scored >= 0) {
-      const where = def.items.mode === 'explicit' ? ` (items.list[${scored}])` : '';
-      problems.push(parsed.problemAt(['practice', i, 'utterance'], `${entry.utterance} is also a scored item${where}; a practice trial must use a clip listeners are not scored on`));
-    }
-    if (clipId) items.push(known('practice', entry.utterance, clipId, entry.correct, entry.wrong));
-  });
+  const { items, sampler } = planItems(def, context);
 
   // The design must be possible with what was planned.
-  const pairs = items.filter((i) => i.kind === 'pair').length;
+  const scored = items.filter((i) => i.kind === i.trialKind).length;
   const checks = items.filter((i) => i.kind === 'attention').length;
   if (problems.length === 0) {
-    const perListener = def.design.kind === 'incomplete' ? Math.min(def.design.itemsPerListener, pairs) : pairs;
-    if (def.design.kind === 'incomplete' && def.design.itemsPerListener > pairs) {
-      problems.push(parsed.problemAt(['design', 'itemsPerListener'], `each listener cannot get ${def.design.itemsPerListener} items: the study has ${pairs}`));
+    const perListener = def.design.kind === 'incomplete' ? Math.min(def.design.itemsPerListener, scored) : scored;
+    if (def.design.kind === 'incomplete' && def.design.itemsPerListener > scored) {
+      problem(['design', 'itemsPerListener'], `each listener cannot get ${def.design.itemsPerListener} items: the study has ${scored}`);
     } else if (checks > 0 && checks > perListener - 1) {
-      problems.push(
-        parsed.problemAt(['attentionChecks'], `${checks} attention checks need at least ${checks + 1} items per listener to sit between; a listener gets ${perListener}`),
-      );
+      problem(['attentionChecks'], `${checks} attention checks need at least ${checks + 1} items per listener to sit between; a listener gets ${perListener}`);
     }
   }
   if (problems.length > 0) throw new StudyDefinitionError(problems);
@@ -334,7 +297,7 @@ export class StudyLockedError extends Error {
 export type BuildAction = 'created' | 'rebuilt' | 'definition updated' | 'unchanged';
 
 function fingerprint(items: readonly PlannedItem[]): string {
-  return JSON.stringify(items.map((i) => [i.kind, i.utteranceId, i.clipId, i.systemA, i.systemB, i.captionA, i.captionB, i.expected]));
+  return JSON.stringify(items.map((i) => [i.kind, i.trialKind, i.utteranceId, i.clipId, i.systemA, i.systemB, i.captionA, i.captionB, i.expected]));
 }
 
 /**
@@ -357,7 +320,7 @@ export function writeStudy(db: Db, studyId: string, definition: StudyDefinition,
       const { n: votes } = db.prepare('SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?').get(studyId) as { n: number };
       const current = db
         .prepare(
-          `SELECT kind, utterance_id AS utteranceId, clip_id AS clipId, system_a AS systemA, system_b AS systemB,
+          `SELECT kind, trial_kind AS trialKind, utterance_id AS utteranceId, clip_id AS clipId, system_a AS systemA, system_b AS systemB,
                   caption_a AS captionA, caption_b AS captionB, expected FROM items WHERE study_id = ? ORDER BY seq`,
         )
         .all(studyId) as PlannedItem[];
@@ -389,12 +352,12 @@ function keepJudgeScores(db: Db, studyId: string, scores: StudyPlan['judgeScores
 
 function insertItems(db: Db, studyId: string, items: readonly PlannedItem[]): void {
   const insert = db.prepare(
-    `INSERT INTO items (id, study_id, seq, kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // Opaque: random, so an id says nothing about the clip, the systems or the item's kind.
   items.forEach((item, seq) =>
-    insert.run(newItemId(), studyId, seq, item.kind, item.utteranceId, item.clipId, item.systemA, item.systemB, item.captionA, item.captionB, item.expected),
+    insert.run(newItemId(), studyId, seq, item.kind, item.trialKind, item.utteranceId, item.clipId, item.systemA, item.systemB, item.captionA, item.captionB, item.expected),
   );
 }
 
@@ -417,7 +380,7 @@ export function setStudyStatus(db: Db, studyId: string, to: StudyStatus, now = n
         throw new Error(`study ${studyId} is ${row.status}; it cannot become ${to}${row.status === 'closed' ? ' (a closed study stays closed; clone it to run again)' : ''}`);
       }
       if (to === 'open') {
-        const { n } = db.prepare("SELECT count(*) AS n FROM items WHERE study_id = ? AND kind = 'pair'").get(studyId) as { n: number };
+        const { n } = db.prepare('SELECT count(*) AS n FROM items WHERE study_id = ? AND kind = trial_kind').get(studyId) as { n: number };
         if (n === 0) throw new Error(`study ${studyId} has no items to open with`);
       }
       db.prepare('UPDATE studies SET status = ?, updated_at = ? WHERE id = ?').run(to, now.toISOString(), studyId);

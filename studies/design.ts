@@ -1,8 +1,9 @@
 /**
  * Handing trials to a listener when their session starts. Fully crossed: every item, order
- * shuffled per listener. Balanced incomplete: k pair items per listener, least-rated first, so
- * every item converges to r ratings. Both: practice first, attention checks spread through the
- * session, caption order (first = a|b) drawn per trial. Everything is seeded by the study's seed
+ * shuffled per listener. Balanced incomplete: k scored items (pairs or ratings) per listener,
+ * least-rated first, so every item converges to r ratings. Both: practice first, attention checks
+ * spread through the session, and for a kind with two sides (a pair) which is shown first (a|b)
+ * drawn per trial. Everything is seeded by the study's seed
  * and the listener id, so a session is reproducible.
  *
  * An item's rating count = its votes + its unanswered assignments held by listeners who are
@@ -20,7 +21,10 @@
 import type { Db } from '../db/open';
 import { orderTrials } from './attention';
 import { keyedRandom } from '../analysis/random';
+import { drawsOrder } from './trials';
+import type { ItemKind } from './build';
 import { StudyDefinition } from '../contract/study-definition';
+import type { TrialKind } from '../contract/trials';
 
 export class StudyFullError extends Error {
   constructor(studyId: string, ratingsPerItem: number) {
@@ -31,7 +35,8 @@ export class StudyFullError extends Error {
 
 interface ItemRow {
   id: string;
-  kind: 'pair' | 'attention' | 'practice';
+  kind: ItemKind;
+  trialKind: TrialKind;
   seq: number;
 }
 
@@ -51,7 +56,7 @@ export interface ItemLoad {
 
 const minutesBefore = (now: Date, minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
 
-/** Per pair item: votes and live pending assignments (the incomplete design's rating count). */
+/** Per scored item (not attention, not practice): votes and live pending assignments (the incomplete design's rating count). */
 export function itemLoads(db: Db, studyId: string, abandonAfterMinutes: number, now: Date = new Date(), exceptListener = ''): ItemLoad[] {
   return db
     .prepare(
@@ -72,7 +77,7 @@ export function itemLoads(db: Db, studyId: string, abandonAfterMinutes: number, 
           WHERE i.study_id = :study GROUP BY v.item_id)
        SELECT i.id AS itemId, COALESCE(voted.n, 0) AS votes, COALESCE(pending.n, 0) AS pending, COALESCE(pending.reserved, 0) AS reserved
          FROM items i LEFT JOIN voted ON voted.item_id = i.id LEFT JOIN pending ON pending.item_id = i.id
-        WHERE i.study_id = :study AND i.kind = 'pair'
+        WHERE i.study_id = :study AND i.kind = i.trial_kind
         ORDER BY i.seq`,
     )
     .all({
@@ -139,10 +144,10 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
     const definition = StudyDefinition.parse(JSON.parse(study.definition));
     const random = keyedRandom(seed ?? definition.seed, 'listener', listenerId);
 
-    const items = db.prepare('SELECT id, kind, seq FROM items WHERE study_id = ? ORDER BY seq').all(studyId) as ItemRow[];
+    const items = db.prepare('SELECT id, kind, trial_kind AS trialKind, seq FROM items WHERE study_id = ? ORDER BY seq').all(studyId) as ItemRow[];
     const practice = items.filter((i) => i.kind === 'practice').map((i) => i.id);
     const attention = items.filter((i) => i.kind === 'attention').map((i) => i.id);
-    let main = items.filter((i) => i.kind === 'pair').map((i) => i.id);
+    let main = items.filter((i) => i.kind === i.trialKind).map((i) => i.id);
 
     if (definition.design.kind === 'incomplete') {
       const { itemsPerListener, ratingsPerItem, abandonAfterMinutes } = definition.design;
@@ -167,7 +172,8 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
     const order = orderTrials({ practice, main, attention }, random);
     const insert = db.prepare('INSERT INTO assignments (listener_id, position, item_id, first, assigned_at) VALUES (?, ?, ?, ?, ?)');
     const at = now.toISOString();
-    order.forEach((itemId, position) => insert.run(listenerId, position, itemId, random.next() < 0.5 ? 'a' : 'b', at));
+    const trialKind = new Map(items.map((i) => [i.id, i.trialKind]));
+    order.forEach((itemId, position) => insert.run(listenerId, position, itemId, drawsOrder(trialKind.get(itemId)!) ? (random.next() < 0.5 ? 'a' : 'b') : null, at));
     return order.length;
   });
   return run.immediate();

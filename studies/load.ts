@@ -5,9 +5,10 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { StudyId } from '../contract/common';
+import type { TrialKind } from '../contract/trials';
 import type { Db } from '../db/open';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
-import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type StudyPlan } from './build';
+import { planStudy, StudyLockedError, writeStudy, type BuildAction, type ItemKind, type PlanScope, type PlannedItem, type StudyPlan } from './build';
 import { readMaterial, type StudyMaterial } from './material';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
 import { corporaList, corpusRoots, STUDIES_DIR } from './roots';
@@ -34,7 +35,7 @@ export interface BuildSummary {
   studyId: string;
   action: BuildAction;
   status: string;
-  items: { pair: number; attention: number; practice: number };
+  items: ItemCounts;
   sampler: SamplerSummary | null;
   sources: SourceRun[];
   /** What the researcher should know that did not stop the build (skipped plans, scores without captions). */
@@ -94,6 +95,8 @@ export interface ValidationResult {
   plan: StudyPlan | null;
   /** What the sources hold (null: the study declares none). */
   material: StudyMaterial | null;
+  /** The plan's items per kind (none for a template whose files are not there). */
+  items: ItemCounts;
   notes: string[];
 }
 
@@ -122,10 +125,10 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
   if (missing.length > 0) {
     const named = [...new Set(missing.map((m) => relative(dir, m)))];
     notes.push(`the template names ${named.length} path${named.length === 1 ? '' : 's'} to provide: ${named.join(', ')}; items are planned once they are there`);
-    return { studyId, plan: null, material, notes };
+    return { studyId, plan: null, material, items: countItems([], parsed.definition.trial.kind), notes };
   }
   const plan = planStudy(db, parsed, material ? { material, clipOf: notImported } : undefined);
-  return { studyId, plan, material, notes };
+  return { studyId, plan, material, items: countItems(plan.items, parsed.definition.trial.kind), notes };
 }
 
 /**
@@ -138,9 +141,11 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
 export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {}): Promise<{ studyId: string; summary: BuildSummary }> {
   const studyId = studyIdOf(dir);
   const parsed = readDefinition(dir);
-  const roots = studyRoots(resolve(dir), options);
-  const { sources: resolved } = await resolveSources(parsed, resolve(dir), { roots });
-  const material = resolved.length > 0 ? await readMaterial(resolved, { roots, studyDir: resolve(dir) }) : null;
+  // A definition file (a template) is read like a folder's study.yaml: its paths start beside it.
+  const studyDir = definitionFile(dir).dir;
+  const roots = studyRoots(studyDir, options);
+  const { sources: resolved } = await resolveSources(parsed, studyDir, { roots });
+  const material = resolved.length > 0 ? await readMaterial(resolved, { roots, studyDir }) : null;
   // A study its own files cannot satisfy is refused before anything is imported.
   if (material) planStudy(db, parsed, { material, clipOf: notImported });
   const sources = options.skipSources ? [] : await runSources(db, resolved, options.importers ?? (resolved.length ? await defaultImporters() : {}));
@@ -160,21 +165,36 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
     })
     .immediate();
   const { status } = db.prepare('SELECT status FROM studies WHERE id = ?').get(studyId) as { status: string };
-  const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
   return {
     studyId,
     summary: {
-      studyId, action, status, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') }, sampler: plan.sampler, sources,
+      studyId, action, status, items: countItems(plan.items, parsed.definition.trial.kind), sampler: plan.sampler, sources,
       notes: material?.notes ?? [],
       audio: summariseStudyAudio(audio),
     },
   };
 }
 
+/** Items per kind: the study's trial kind (its scored items), attention checks and practice trials. */
+export type ItemCounts = Partial<Record<TrialKind, number>> & Record<'attention' | 'practice', number>;
+
+/** How many items of each kind a plan of a study of this trial kind has (the build's and validate's report). */
+export function countItems(items: readonly PlannedItem[], kind: TrialKind): ItemCounts {
+  const counts: Partial<Record<ItemKind, number>> = { [kind]: 0, attention: 0, practice: 0 };
+  for (const item of items) counts[item.kind] = (counts[item.kind] ?? 0) + 1;
+  return counts as ItemCounts;
+}
+
+/** "16 items, 4 attention checks, 0 practice trials": scored items of whichever kind the study has. */
+export function formatItemCounts(counts: ItemCounts): string {
+  const scored = Object.entries(counts).reduce((n, [kind, k]) => (kind === 'attention' || kind === 'practice' ? n : n + (k ?? 0)), 0);
+  return `${scored} items, ${counts.attention} attention checks, ${counts.practice} practice trials`;
+}
+
 export function formatBuildSummary(summary: BuildSummary): string {
   const lines = [...summary.sources.map((s) => `import ${s.source.kind}: ${s.summary}`), ...summary.notes.map((n) => `warning: ${n}`)];
   lines.push(
-    `study ${summary.studyId}: ${summary.action} (status ${summary.status}) — ${summary.items.pair} items, ${summary.items.attention} attention checks, ${summary.items.practice} practice trials`,
+    `study ${summary.studyId}: ${summary.action} (status ${summary.status}) — ${formatItemCounts(summary.items)}`,
   );
   if (summary.sampler) lines.push(formatSamplerSummary(summary.sampler));
   lines.push(formatStudyAudio(summary.audio));

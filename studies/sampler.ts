@@ -11,10 +11,11 @@
  * under-covered systems and buckets furthest below target, and (2) fill each bucket to target
  * with the pairs whose systems are least used so far. Ties are broken by a seeded shuffle.
  * Which caption is `a` is a seeded coin per item, balanced per system (studies/orientation.ts).
- * Cost O(candidates + count × min(candidates, 4000)).
+ * Cost O(candidates + count × min(candidates, 4000)). Rating studies draw single captions with
+ * the same machinery (sampleRatedCaptions), without strata.
  */
 import { balancedOrientation } from './orientation';
-import { keyedRandom } from '../analysis/random';
+import { keyedRandom, type StudyRandom } from '../analysis/random';
 
 export interface ScoredCaption {
   utteranceId: string;
@@ -57,6 +58,8 @@ export interface BucketSummary {
 }
 
 export interface SamplerSummary {
+  /** What was drawn: caption pairs, or single captions to rate. */
+  of: 'pairs' | 'captions';
   candidates: number;
   /** Pairs left out because a caption had no score for the judge. */
   unscored: number;
@@ -82,8 +85,8 @@ export class SamplingError extends Error {
 
 interface Candidate {
   utteranceId: string;
-  s1: string;
-  s2: string;
+  /** The systems the item shows: two for a caption pair, one for a rating. */
+  systems: readonly string[];
   delta: number | null;
   bucket: number;
 }
@@ -113,7 +116,7 @@ function enumerate(captions: readonly ScoredCaption[], stratify: boolean): { can
           unscored++;
           continue;
         }
-        candidates.push({ utteranceId, s1: x.system, s2: y.system, delta: scored ? x.score! - y.score! : null, bucket: 0 });
+        candidates.push({ utteranceId, systems: [x.system, y.system], delta: scored ? x.score! - y.score! : null, bucket: 0 });
       }
     }
   }
@@ -148,28 +151,39 @@ export function apportion(total: number, weights: readonly number[], caps: reado
   return target;
 }
 
-export function sampleItems(captions: readonly ScoredCaption[], systems: readonly string[], options: SamplerOptions): SamplerResult {
-  const systemSet = new Set(systems);
-  const enumerated = enumerate(
-    captions.filter((c) => systemSet.has(c.system)),
-    options.stratify,
-  );
-  const anchor = options.anchorSystem;
-  const all = anchor === undefined ? enumerated.candidates : enumerated.candidates.filter((c) => c.s1 === anchor || c.s2 === anchor);
-  const { unscored, identical } = enumerated;
+type DrawOptions = Omit<SamplerOptions, 'anchorSystem' | 'seed'>;
+
+/** What an item is: how messages name the candidates ("caption pairs") and what else was left out, how many systems it shows. */
+interface ItemShape {
+  candidates: string;
+  leftOut: string;
+  systemsPerItem: number;
+  /**
+   * Among equally good picks, take the least-used utterance. Single captions are many per clip, so
+   * filling one clip early can leave a system that still needs k items nowhere to go.
+   */
+  spreadUtterances: boolean;
+}
+
+interface Drawn {
+  chosen: Candidate[];
+  summary: Omit<SamplerSummary, 'unscored' | 'identical' | 'of'>;
+}
+
+/**
+ * The sampler's machinery for any item that shows one or more systems' captions of an utterance:
+ * feasibility checks, |Δ| buckets, (1) coverage of every system k times, (2) filling the buckets
+ * with the least-used systems. `random` is the sampler's stream; the caller may go on drawing from it.
+ */
+function draw(all: Candidate[], systems: readonly string[], options: DrawOptions, random: StudyRandom, shape: ItemShape): Drawn {
   const k = options.minPerSystem;
   const nBuckets = options.stratify ? options.buckets : 1;
-
   if (options.count > all.length) {
-    throw new SamplingError(
-      `asked for ${options.count} items but only ${all.length} caption pairs exist over the chosen systems and utterances` +
-        (unscored > 0 ? ` (${unscored} more lack a judge score)` : '') +
-        (identical > 0 ? ` (${identical} more pair two captions that read the same)` : ''),
-    );
+    throw new SamplingError(`asked for ${options.count} items but only ${all.length} ${shape.candidates} exist over the chosen systems and utterances${shape.leftOut}`);
   }
-  if (k * systems.length > 2 * options.count) {
+  if (k * systems.length > shape.systemsPerItem * options.count) {
     throw new SamplingError(
-      `minPerSystem ${k} is impossible: ${systems.length} systems × ${k} appearances need at least ${Math.ceil((k * systems.length) / 2)} items, but count is ${options.count}`,
+      `minPerSystem ${k} is impossible: ${systems.length} systems × ${k} appearances need at least ${Math.ceil((k * systems.length) / shape.systemsPerItem)} items, but count is ${options.count}`,
     );
   }
   const perUtterancePairs = new Map<string, number>();
@@ -182,7 +196,7 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   }
   for (const s of systems) {
     const perUtt = new Map<string, number>();
-    for (const c of all) if (c.s1 === s || c.s2 === s) perUtt.set(c.utteranceId, (perUtt.get(c.utteranceId) ?? 0) + 1);
+    for (const c of all) if (c.systems.includes(s)) perUtt.set(c.utteranceId, (perUtt.get(c.utteranceId) ?? 0) + 1);
     const possible = [...perUtt.values()].reduce((sum, n) => sum + Math.min(n, options.maxPerUtterance), 0);
     if (possible < k) {
       throw new SamplingError(`system ${s} can appear in at most ${possible} items, fewer than minPerSystem ${k}`);
@@ -208,7 +222,6 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   const weights = Array.from({ length: nBuckets }, (_, b) => (b === 0 ? options.nearTieWeight : 1));
   const target = apportion(options.count, weights, available);
 
-  const random = keyedRandom(options.seed, 'sampler');
   const pool = random.shuffle(all);
   const chosen: Candidate[] = [];
   const taken = new Set<Candidate>();
@@ -219,21 +232,21 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   const take = (c: Candidate) => {
     taken.add(c);
     chosen.push(c);
-    perSystem.set(c.s1, perSystem.get(c.s1)! + 1);
-    perSystem.set(c.s2, perSystem.get(c.s2)! + 1);
+    for (const s of c.systems) perSystem.set(s, perSystem.get(s)! + 1);
     perUtterance.set(c.utteranceId, (perUtterance.get(c.utteranceId) ?? 0) + 1);
     perBucket[c.bucket]++;
   };
   // Each pick looks at the first SCAN eligible candidates of the relevant (shuffled) list: exact
   // for study-sized pools, and a seeded random subset for MetaSet-sized ones (10^5+ pairs).
   const SCAN = 4000;
+  const spread = (c: Candidate, score: number) => (shape.spreadUtterances ? score * (options.maxPerUtterance + 1) - (perUtterance.get(c.utteranceId) ?? 0) : score);
   const bestOf = (list: readonly Candidate[], score: (c: Candidate) => number): Candidate | undefined => {
     let best: Candidate | undefined;
     let bestScore = -Infinity;
     let seen = 0;
     for (const c of list) {
       if (!eligible(c)) continue;
-      const s = score(c);
+      const s = spread(c, score(c));
       if (s > bestScore) [best, bestScore] = [c, s];
       if (++seen >= SCAN) break;
     }
@@ -242,8 +255,7 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   const bySystem = new Map(systems.map((s) => [s, [] as Candidate[]]));
   const byBucket = Array.from({ length: nBuckets }, () => [] as Candidate[]);
   for (const c of pool) {
-    bySystem.get(c.s1)!.push(c);
-    bySystem.get(c.s2)!.push(c);
+    for (const s of c.systems) bySystem.get(s)!.push(c);
     byBucket[c.bucket].push(c);
   }
 
@@ -256,10 +268,10 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
     if (chosen.length >= options.count) {
       throw new SamplingError(`could not cover every system ${k} times within ${options.count} items (${neediest} has ${perSystem.get(neediest)})`);
     }
-    const pick = bestOf(bySystem.get(neediest)!, (c) => {
-      const other = c.s1 === neediest ? c.s2 : c.s1;
-      return (deficit(other) > 0 ? 1000 : 0) + 10 * (target[c.bucket] - perBucket[c.bucket]) - perSystem.get(other)!;
-    });
+    // Prefer items whose other systems are short of k too, then the bucket furthest below target.
+    const pick = bestOf(bySystem.get(neediest)!, (c) =>
+      c.systems.reduce((score, other) => (other === neediest ? score : score + (deficit(other) > 0 ? 1000 : 0) - perSystem.get(other)!), 10 * (target[c.bucket] - perBucket[c.bucket])),
+    );
     if (!pick) {
       throw new SamplingError(`system ${neediest} cannot reach minPerSystem ${k} with maxPerUtterance ${options.maxPerUtterance}`);
     }
@@ -275,7 +287,7 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
       if (bucket < 0 || target[b] - perBucket[b] > target[bucket] - perBucket[bucket]) bucket = b;
     }
     if (bucket < 0) throw new SamplingError(`only ${chosen.length} of ${options.count} items could be drawn with maxPerUtterance ${options.maxPerUtterance}`);
-    const pick = bestOf(byBucket[bucket], (c) => -(perSystem.get(c.s1)! + perSystem.get(c.s2)!));
+    const pick = bestOf(byBucket[bucket], (c) => -c.systems.reduce((n, s) => n + perSystem.get(s)!, 0));
     if (!pick) {
       exhausted.add(bucket);
       continue;
@@ -283,26 +295,10 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
     take(pick);
   }
 
-  const swaps = balancedOrientation(chosen.map((c) => [c.s1, c.s2] as const), random);
-  const items = chosen
-    .map((c, i): SampledItem => {
-      const swap = swaps[i];
-      return {
-        utteranceId: c.utteranceId,
-        systemA: swap ? c.s2 : c.s1,
-        systemB: swap ? c.s1 : c.s2,
-        delta: c.delta === null ? null : swap ? -c.delta : c.delta,
-        bucket: c.bucket,
-      };
-    })
-    .sort((a, b) => a.bucket - b.bucket || (a.utteranceId < b.utteranceId ? -1 : a.utteranceId > b.utteranceId ? 1 : 0) || (a.systemA < b.systemA ? -1 : 1));
-
   return {
-    items,
+    chosen,
     summary: {
       candidates: all.length,
-      unscored,
-      identical,
       perSystem: Object.fromEntries(systems.map((s) => [s, perSystem.get(s)!])),
       buckets: available.map((n, b) => ({
         from: options.stratify ? lo + b * width : null,
@@ -316,16 +312,86 @@ export function sampleItems(captions: readonly ScoredCaption[], systems: readonl
   };
 }
 
+export function sampleItems(captions: readonly ScoredCaption[], systems: readonly string[], options: SamplerOptions): SamplerResult {
+  const systemSet = new Set(systems);
+  const enumerated = enumerate(
+    captions.filter((c) => systemSet.has(c.system)),
+    options.stratify,
+  );
+  const anchor = options.anchorSystem;
+  const all = anchor === undefined ? enumerated.candidates : enumerated.candidates.filter((c) => c.systems.includes(anchor));
+  const { unscored, identical } = enumerated;
+  const random = keyedRandom(options.seed, 'sampler');
+  const { chosen, summary } = draw(
+    all,
+    systems,
+    options,
+    random,
+    {
+      candidates: 'caption pairs',
+      systemsPerItem: 2,
+      spreadUtterances: false,
+      leftOut: (unscored > 0 ? ` (${unscored} more lack a judge score)` : '') + (identical > 0 ? ` (${identical} more pair two captions that read the same)` : ''),
+    },
+  );
+
+  const swaps = balancedOrientation(chosen.map((c) => [c.systems[0], c.systems[1]] as const), random);
+  const items = chosen
+    .map((c, i): SampledItem => {
+      const swap = swaps[i];
+      const [s1, s2] = c.systems;
+      return {
+        utteranceId: c.utteranceId,
+        systemA: swap ? s2 : s1,
+        systemB: swap ? s1 : s2,
+        delta: c.delta === null ? null : swap ? -c.delta : c.delta,
+        bucket: c.bucket,
+      };
+    })
+    .sort((a, b) => a.bucket - b.bucket || (a.utteranceId < b.utteranceId ? -1 : a.utteranceId > b.utteranceId ? 1 : 0) || (a.systemA < b.systemA ? -1 : 1));
+
+  return { items, summary: { ...summary, of: 'pairs', unscored, identical } };
+}
+
+/**
+ * Single captions (utterance, system) for rating: the same machinery without |Δ| strata, so every
+ * system is rated in at least k items and no utterance in more than maxPerUtterance.
+ */
+export function sampleRatedCaptions(
+  captions: readonly ScoredCaption[],
+  systems: readonly string[],
+  options: Pick<SamplerOptions, 'count' | 'minPerSystem' | 'maxPerUtterance' | 'seed'>,
+): { items: { utteranceId: string; system: string }[]; summary: SamplerSummary } {
+  const systemSet = new Set(systems);
+  const order = (a: ScoredCaption, b: ScoredCaption) => (a.utteranceId < b.utteranceId ? -1 : a.utteranceId > b.utteranceId ? 1 : a.system < b.system ? -1 : a.system > b.system ? 1 : 0);
+  const all = captions
+    .filter((c) => systemSet.has(c.system))
+    .sort(order)
+    .map((c): Candidate => ({ utteranceId: c.utteranceId, systems: [c.system], delta: null, bucket: 0 }));
+  const { chosen, summary } = draw(all, systems, { ...options, stratify: false, buckets: 1, nearTieWeight: 1 }, keyedRandom(options.seed, 'sampler'), {
+    candidates: 'captions',
+    systemsPerItem: 1,
+    spreadUtterances: true,
+    leftOut: '',
+  });
+  const items = chosen.map((c) => ({ utteranceId: c.utteranceId, system: c.systems[0] }));
+  items.sort((a, b) => (a.utteranceId < b.utteranceId ? -1 : a.utteranceId > b.utteranceId ? 1 : a.system < b.system ? -1 : 1));
+  return { items, summary: { ...summary, of: 'captions', unscored: 0, identical: 0 } };
+}
+
 /** Human-readable sampler summary for the CLI. */
 export function formatSamplerSummary(summary: SamplerSummary): string {
   const left = [summary.unscored ? `${summary.unscored} unscored` : '', summary.identical ? `${summary.identical} with identical captions` : ''].filter(Boolean);
-  const lines = [`items per system (from ${summary.candidates} candidate pairs${left.length ? `, ${left.join(' and ')} left out` : ''}):`];
+  const lines = [`items per system (from ${summary.candidates} candidate ${summary.of === 'pairs' ? 'pairs' : 'captions'}${left.length ? `, ${left.join(' and ')} left out` : ''}):`];
   for (const [system, n] of Object.entries(summary.perSystem)) lines.push(`  ${system.padEnd(28)} ${n}`);
-  lines.push('items per |Δ| bucket:');
-  summary.buckets.forEach((b, i) => {
-    const range = b.from === null ? 'all' : `${i === 0 ? '[' : '('}${b.from.toFixed(2)}, ${b.to!.toFixed(2)}]`;
-    lines.push(`  B${i + 1} ${range.padEnd(16)} chosen ${b.chosen} (target ${b.target}, available ${b.available})`);
-  });
+  // Rated captions are not stratified: their one bucket says nothing.
+  if (summary.of === 'pairs') {
+    lines.push('items per |Δ| bucket:');
+    summary.buckets.forEach((b, i) => {
+      const range = b.from === null ? 'all' : `${i === 0 ? '[' : '('}${b.from.toFixed(2)}, ${b.to!.toFixed(2)}]`;
+      lines.push(`  B${i + 1} ${range.padEnd(16)} chosen ${b.chosen} (target ${b.target}, available ${b.available})`);
+    });
+  }
   lines.push(`utterances used: ${summary.utterancesUsed}`);
   return lines.join('\n');
 }

@@ -22,6 +22,8 @@ import { exportRepository } from '../server/store/export';
 import { call, voteFor } from '../server/testing/client';
 import { salientAttributes, type Labels } from './attention';
 import { setStudyStatus } from './build';
+import { assignTrials, StudyFullError } from './design';
+import { insertListener, voteAll } from './test-support';
 import { main } from '../server/cli/study';
 import { loadStudyDir, type BuildSummary } from './load';
 import { StudyDefinition } from '../contract/study-definition';
@@ -481,5 +483,49 @@ describe('study templates build and run', () => {
     const line = (needle: string) => yaml.findIndex((l) => l.includes(needle)) + 1;
     expect(lines[0]).toBe(`plan-missing/study.yaml:${line('kind: ravdess')}:${yaml[line('kind: ravdess') - 1].indexOf('corpus/RAVDESS') + 1} sources[0].dir: ${join(dir, 'corpus/RAVDESS')} does not exist`);
     expect(lines[1]).toBe(`plan-missing/study.yaml:${line('kind: voxreason')}:${yaml[line('kind: voxreason') - 1].indexOf('voxreason/cases') + 1} sources[1].file: ${join(dir, 'voxreason/cases.jsonl')} does not exist`);
+  });
+});
+
+/**
+ * The rating template rates the demo study's committed clips and captions, so it needs no corpus:
+ * `npm run study -- validate templates/demo-caption-rating` and a build work on a fresh checkout.
+ */
+describe('demo-caption-rating template', () => {
+  it('validates through the CLI and builds from the committed demo content; as written its design reaches its target listeners', async () => {
+    const data = dataDir();
+    const out: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+    try {
+      expect(await main(['validate', 'templates/demo-caption-rating', '--data', data])).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(out).toContain('demo-caption-rating: valid — 42 items, 4 attention checks, 2 practice trials');
+
+    const def = templateDefinition('demo-caption-rating');
+    expect(def.trial).toEqual({ kind: 'rating', scale: { points: 5 }, caption: true });
+    const db = openDatabase(databaseFile({ dataDir: data }), { synchronous: 'OFF' });
+    try {
+      const { studyId, summary } = await loadStudyDir(db, join(TEMPLATES, 'demo-caption-rating.yaml'));
+      expect(summary.items).toEqual({ rating: 42, attention: 4, practice: 2 });
+      for (const n of Object.values(summary.sampler!.perSystem)) expect(n).toBeGreaterThanOrEqual(8);
+      const rows = db.prepare('SELECT kind, trial_kind, system_b, caption_a, caption_b, expected FROM items WHERE study_id = ?').all(studyId) as Record<string, string | null>[];
+      expect(rows.every((r) => r.trial_kind === 'rating' && r.system_b === null && r.caption_b === null && r.caption_a !== null)).toBe(true);
+      expect(rows.filter((r) => r.kind === 'attention').map((r) => r.expected)).toEqual(['1', '1', '1', '1']);
+      expect(rows.filter((r) => r.kind === 'practice').map((r) => r.expected)).toEqual(['5', '1']);
+
+      // targetListeners × k = count × r: every listener finds k items short of r ratings, then the study is full.
+      expect(def.design.kind === 'incomplete' && def.items.mode === 'sample' && def.targetListeners * def.design.itemsPerListener).toBe(42 * 5);
+      setStudyStatus(db, studyId, 'open');
+      for (let l = 0; l < def.targetListeners; l++) {
+        const id = insertListener(db, studyId, `L${l}`);
+        expect(assignTrials(db, studyId, id)).toBe(2 + 21 + 4);
+        voteAll(db, id);
+      }
+      expect(db.prepare("SELECT count(*) FROM votes v JOIN items i ON i.id = v.item_id WHERE i.kind = 'rating' GROUP BY i.id HAVING count(*) <> 5").all()).toEqual([]);
+      expect(() => assignTrials(db, studyId, insertListener(db, studyId, 'late'))).toThrow(StudyFullError);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -109,17 +109,21 @@ export function insertListener(db: Db, studyId: string, id: string, createdAt = 
   return id;
 }
 
-/** Votes on every assigned trial of a listener, as the server records them. */
+/** Votes on every assigned trial of a listener, as the server records them: caption a of a pair, score 3 of a rating. */
 export function voteAll(db: Db, listenerId: string, at = new Date(), limit = Infinity): number {
   const rows = db
     .prepare('SELECT position, item_id, first FROM assignments WHERE listener_id = ? ORDER BY position')
-    .all(listenerId) as { position: number; item_id: string; first: 'a' | 'b' }[];
+    .all(listenerId) as { position: number; item_id: string; first: 'a' | 'b' | null }[];
   const insert = db.prepare(
-    `INSERT INTO votes (id, listener_id, item_id, position, first, chosen, play_count, seconds_listened, heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
-     VALUES (?, ?, ?, ?, ?, 'a', 1, 2.5, 1, 0, 1500, ?, ?)`,
+    `INSERT INTO votes (id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened, heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 1, 2.5, 1, 0, 1500, ?, ?)`,
   );
   const chosen = rows.slice(0, limit);
-  db.transaction(() => chosen.forEach((r) => insert.run(`${listenerId}-${r.position}`, listenerId, r.item_id, r.position, r.first, at.toISOString(), at.toISOString())))();
+  db.transaction(() =>
+    chosen.forEach((r) =>
+      insert.run(`${listenerId}-${r.position}`, listenerId, r.item_id, r.position, r.first, r.first === null ? null : 'a', r.first === null ? 3 : null, at.toISOString(), at.toISOString()),
+    ),
+  )();
   return chosen.length;
 }
 

@@ -14,7 +14,7 @@ export const RATING_POINTS = [5, 7] as const;
 export const RatingScale = z
   .object({
     /** The scale runs 1..points. */
-    points: z.union([z.literal(RATING_POINTS[0]), z.literal(RATING_POINTS[1])]).default(5),
+    points: z.union([z.literal(RATING_POINTS[0]), z.literal(RATING_POINTS[1])], { error: `a scale has ${RATING_POINTS.join(' or ')} points` }).default(5),
     /**
      * One label per point, lowest first. Absent: a 5-point scale shows ACR's labels (Bad, Poor, Fair,
      * Good, Excellent) in the study's language; a 7-point scale shows numbers and the anchors.

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { databaseFile, openDatabase, type Db } from '../../db/open';
 import { setStudyStatus } from '../../studies/build';
-import { describeError, describeMaterial, formatBuildSummary, loadStudyDir, studyIdOf, validateStudyDir } from '../../studies/load';
+import { describeError, describeMaterial, formatBuildSummary, formatItemCounts, loadStudyDir, studyIdOf, validateStudyDir } from '../../studies/load';
 import { formatSamplerSummary } from '../../studies/sampler';
 import { configFromEnv, SERVER_OPTIONS, type Config } from '../config';
 import { commandLine, UsageError } from './args';
@@ -85,15 +85,14 @@ export async function main(argv: string[]): Promise<number> {
         listStudies(db, config.dataDir);
         return 0;
       case 'validate': {
-        const { studyId, plan, material, notes } = await validateStudyDir(db, studyDir(name), roots);
+        const { studyId, plan, material, items, notes } = await validateStudyDir(db, studyDir(name), roots);
         if (material) console.log(`sources: ${describeMaterial(material)}`);
         for (const note of notes) console.log(`warning: ${note}`);
         if (!plan) {
           console.log(`${studyId}: definition valid (a template: items are planned once its files are there)`);
           return 0;
         }
-        const count = (kind: string) => plan.items.filter((i) => i.kind === kind).length;
-        console.log(`${studyId}: valid — ${count('pair')} items, ${count('attention')} attention checks, ${count('practice')} practice trials`);
+        console.log(`${studyId}: valid — ${formatItemCounts(items)}`);
         if (plan.sampler) console.log(formatSamplerSummary(plan.sampler));
         return 0;
       }

@@ -61,7 +61,7 @@ function toBuildReport(summary: BuildSummary | Validated, read: BuildReport['sou
     study: summary.studyId,
     action: summary.action as BuildReport['action'],
     status: summary.status as BuildReport['status'],
-    items: summary.items,
+    items: { pair: 0, rating: 0, ...summary.items },
     sampler: summary.sampler,
     sources: [...read, ...summary.sources.map((s) => ({ kind: s.source.kind, summary: s.summary }))],
     notes: summary.notes,
@@ -123,10 +123,8 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
   const validate = async (studyId: string): Promise<BuildReport> => {
     folders.assertExists(studyId);
     const result = await validateStudyDir(app.db, folders.dir(studyId), roots);
-    const items = result.plan?.items ?? [];
-    const count = (kind: string) => items.filter((i) => i.kind === kind).length;
     return toBuildReport({
-      studyId, action: 'validated', status: null, items: { pair: count('pair'), attention: count('attention'), practice: count('practice') },
+      studyId, action: 'validated', status: null, items: result.items,
       sampler: result.plan?.sampler ?? null, sources: [], notes: result.notes,
     }, result.material ? [{ kind: 'dry run', summary: describeMaterial(result.material) }] : []);
   };

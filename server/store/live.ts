@@ -57,8 +57,8 @@ export function liveRepository(db: Db) {
     listeners: (studyId: string) => listenerCounts.get(studyId)!,
     completionSeconds: (studyId: string): number[] => completionSeconds.all(studyId).map((r) => r.seconds),
     votesPerItem: (studyId: string) => votesPerItem.all(studyId),
-    itemsByKind(studyId: string): Record<ItemKind, number> {
-      const counts = { pair: 0, attention: 0, practice: 0 };
+    itemsByKind(studyId: string): Record<ItemKind | 'rating', number> {
+      const counts = { pair: 0, rating: 0, attention: 0, practice: 0 };
       for (const r of itemCounts.all(studyId)) counts[r.kind] = r.n;
       return counts;
     },

@@ -113,7 +113,7 @@ describe('defining a study', () => {
   it('starts from a template, takes uploaded caption and judge files, and writes sources from them', async () => {
     const templates = await api('/api/studio/templates');
     expect(templates.body.templates.map((t: { id: string }) => t.id)).toEqual([
-      'metaset-caption-preference', 'ravdess-plan-preference', 'vctk-speaker-style',
+      'demo-caption-rating', 'metaset-caption-preference', 'ravdess-plan-preference', 'vctk-speaker-style',
     ]);
     const created = await api('/api/studio/studies', { body: { name: 'from-template', template: 'metaset-caption-preference' } });
     expect(created.status, created.text).toBe(201);
@@ -138,6 +138,19 @@ describe('defining a study', () => {
     expect(validated.body.problems).toEqual([
       expect.objectContaining({ field: 'items.maxPerUtterance', line, message: expect.stringMatching(/asked for 100 items .* at most 16/) }),
     ]);
+  });
+
+  it('validates and builds a rating study, reporting its rating items (the rating template over the demo content)', async () => {
+    const yaml = readFileSync(fileURLToPath(new URL('../../studies/templates/demo-caption-rating.yaml', import.meta.url)), 'utf8').replaceAll('../demo/', DEMO);
+    expect((await api('/api/studio/studies', { body: { name: 'mos', yaml } })).status).toBe(201);
+    const valid = await api('/api/studio/studies/mos/validate', { method: 'POST' });
+    expect(valid.status, valid.text).toBe(200);
+    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });
+    expect(server.app.store.studies.get('mos')).toBeUndefined();
+    const built = await api('/api/studio/studies/mos/build', { method: 'POST' });
+    expect(built.status, built.text).toBe(200);
+    expect(built.body).toMatchObject({ action: 'created', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });
+    expect((await api('/api/studio/studies/mos')).body.itemsByKind).toEqual({ pair: 0, rating: 42, attention: 4, practice: 2 });
   });
 
   it('refuses references the manifest lacks, naming line and field', async () => {

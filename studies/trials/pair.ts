@@ -1,0 +1,96 @@
+/**
+ * The caption pair's item config (contract/study-definition.ts ItemsConfig, AttentionConfig,
+ * KnownAnswer) turned into item rows: pair items listed or sampled (every system in ≥ k items,
+ * stratified over the judge's |Δ|), then attention checks and practice trials, each a right and a
+ * wrong description of one clip.
+ */
+import { captionKey, judgeScores, sampleItems, type SamplerSummary } from '../sampler';
+import { keyedRandom } from '../../analysis/random';
+import type { PlanContext, PlannedItem } from '../build';
+import type { StudyDefinitionOf } from '../../contract/study-definition';
+import type { KindPlan } from '.';
+
+export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext): KindPlan {
+  const { manifest } = study;
+  const items: PlannedItem[] = [];
+  let sampler: SamplerSummary | null = null;
+  const pair = (utteranceId: string, clipId: string, systemA: string, systemB: string, captionA: string, captionB: string): PlannedItem => ({
+    kind: 'pair', trialKind: 'pair', utteranceId, clipId, systemA, systemB, captionA, captionB, expected: null,
+  });
+
+  if (def.items.mode === 'explicit') {
+    def.items.list.forEach((entry, i) => {
+      const base = ['items', 'list', i];
+      const clipId = study.clipOf(entry.utterance, [...base, 'utterance']);
+      const captionA = study.captionOf(entry.utterance, entry.systemA, [...base, 'systemA']);
+      const captionB = study.captionOf(entry.utterance, entry.systemB, [...base, 'systemB']);
+      if (entry.systemA === entry.systemB) study.problem([...base, 'systemB'], 'systemA and systemB must differ');
+      if (clipId && captionA !== undefined && captionB !== undefined) items.push(pair(entry.utterance, clipId, entry.systemA, entry.systemB, captionA, captionB));
+    });
+  } else {
+    const config = def.items;
+    const systems = study.sampledSystems(config);
+    if (config.anchorSystem !== undefined && !systems.includes(config.anchorSystem)) {
+      study.problem(['items', 'anchorSystem'], `anchor system ${config.anchorSystem} is not among items.systems in ${manifest.name}`);
+    }
+    const stratify = config.judge !== 'none';
+    if (stratify && config.judge !== 'ensemble' && !manifest.judges().has(config.judge)) {
+      study.problem(['items', 'judge'], `judge ${config.judge} has no scores in ${manifest.name}`);
+    }
+    if (!study.failed() && systems.length < 2) study.problem(['items', 'systems'], 'at least two systems are needed to make pairs');
+    if (!study.failed()) {
+      const pool = study.samplePool(config.utterances, def.practice);
+      const scores = stratify ? judgeScores(manifest.judgeRows(new Set(systems)), config.judge) : new Map<string, number>();
+      const captions = pool.flatMap((u) =>
+        systems
+          .filter((s) => manifest.caption(u.id, s) !== undefined)
+          .map((system) => ({ utteranceId: u.id, system, score: scores.get(captionKey(u.id, system)) ?? null, text: manifest.caption(u.id, system) })),
+      );
+      try {
+        const result = sampleItems(captions, systems, {
+          count: config.count,
+          minPerSystem: config.minPerSystem,
+          stratify,
+          buckets: config.buckets,
+          nearTieWeight: config.nearTieWeight,
+          maxPerUtterance: config.maxPerUtterance,
+          anchorSystem: config.anchorSystem,
+          seed: def.seed,
+        });
+        sampler = result.summary;
+        for (const s of result.items) {
+          items.push(pair(s.utteranceId, manifest.utterance(s.utteranceId)!.clipId!, s.systemA, s.systemB, manifest.caption(s.utteranceId, s.systemA)!, manifest.caption(s.utteranceId, s.systemB)!));
+        }
+      } catch (error) {
+        study.samplingProblem(error);
+      }
+    }
+  }
+
+  // Attention checks and practice trials: a right and a wrong description of one clip; which
+  // side (a|b) holds the right one is drawn, and the system names only mark which is which.
+  const sides = keyedRandom(def.seed, 'known-answer sides');
+  const known = (kind: 'attention' | 'practice', utteranceId: string, clipId: string, correct: string, wrong: string): PlannedItem => {
+    const expected = sides.next() < 0.5 ? 'a' : 'b';
+    const [right, other] = [`${kind}:true`, `${kind}:false`];
+    return expected === 'a'
+      ? { kind, trialKind: 'pair', utteranceId, clipId, systemA: right, systemB: other, captionA: correct, captionB: wrong, expected }
+      : { kind, trialKind: 'pair', utteranceId, clipId, systemA: other, systemB: right, captionA: wrong, captionB: correct, expected };
+  };
+  const attention = def.attentionChecks;
+  if (attention?.mode === 'explicit') {
+    attention.list.forEach((entry, i) => {
+      const clipId = study.clipOf(entry.utterance, ['attentionChecks', 'list', i, 'utterance']);
+      if (entry.correct === entry.wrong) study.problem(['attentionChecks', 'list', i, 'wrong'], 'the wrong description must differ from the correct one');
+      if (clipId) items.push(known('attention', entry.utterance, clipId, entry.correct, entry.wrong));
+    });
+  } else if (attention?.mode === 'generated') {
+    for (const check of study.generatedChecks(attention, items)) items.push(known('attention', check.utteranceId, check.clipId, check.correct, check.wrong));
+  }
+  def.practice.forEach((entry, i) => {
+    const clipId = study.clipOf(entry.utterance, ['practice', i, 'utterance']);
+    study.checkPractice(items, i, entry.utterance, clipId);
+    if (clipId) items.push(known('practice', entry.utterance, clipId, entry.correct, entry.wrong));
+  });
+  return { items, sampler };
+}

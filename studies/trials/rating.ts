@@ -1,0 +1,72 @@
+/**
+ * The rating's item config (contract/study-definition.ts RatingItemsConfig, RatingAttentionConfig,
+ * KnownScore) turned into item rows: one clip with one system's caption per item, listed or
+ * sampled with the pair sampler's machinery (every system rated in ≥ k items, maxPerUtterance),
+ * then attention checks and practice trials with the score they must get. A row fills the a side
+ * only: system_a = the rated system ('attention'/'practice' for those), caption_a = the caption
+ * shown (null when the study rates the audio alone and the entry gives none), expected = the score.
+ */
+import { sampleRatedCaptions, type SamplerSummary } from '../sampler';
+import type { PlanContext, PlannedItem } from '../build';
+import type { StudyDefinitionOf } from '../../contract/study-definition';
+import type { KindPlan } from '.';
+
+/** A generated check shows an inverted description of the clip: it must get the lowest score. */
+const WRONG_DESCRIPTION_SCORE = 1;
+
+export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanContext): KindPlan {
+  const { manifest } = study;
+  const shown = (caption: string) => (def.trial.caption ? caption : null);
+  const items: PlannedItem[] = [];
+  let sampler: SamplerSummary | null = null;
+  const rating = (utteranceId: string, clipId: string, system: string, caption: string): PlannedItem => ({
+    kind: 'rating', trialKind: 'rating', utteranceId, clipId, systemA: system, systemB: null, captionA: shown(caption), captionB: null, expected: null,
+  });
+
+  if (def.items.mode === 'explicit') {
+    def.items.list.forEach((entry, i) => {
+      const base = ['items', 'list', i];
+      const clipId = study.clipOf(entry.utterance, [...base, 'utterance']);
+      const caption = study.captionOf(entry.utterance, entry.system, [...base, 'system']);
+      if (clipId && caption !== undefined) items.push(rating(entry.utterance, clipId, entry.system, caption));
+    });
+  } else {
+    const config = def.items;
+    const systems = study.sampledSystems(config);
+    if (!study.failed()) {
+      const pool = study.samplePool(config.utterances, def.practice);
+      const captions = pool.flatMap((u) => systems.filter((s) => manifest.caption(u.id, s) !== undefined).map((system) => ({ utteranceId: u.id, system, score: null })));
+      try {
+        const result = sampleRatedCaptions(captions, systems, { count: config.count, minPerSystem: config.minPerSystem, maxPerUtterance: config.maxPerUtterance, seed: def.seed });
+        sampler = result.summary;
+        for (const s of result.items) items.push(rating(s.utteranceId, manifest.utterance(s.utteranceId)!.clipId!, s.system, manifest.caption(s.utteranceId, s.system)!));
+      } catch (error) {
+        study.samplingProblem(error);
+      }
+    }
+  }
+
+  const known = (kind: 'attention' | 'practice', utteranceId: string, clipId: string, caption: string | undefined, score: number): PlannedItem => ({
+    kind, trialKind: 'rating', utteranceId, clipId, systemA: kind, systemB: null, captionA: caption ?? null, captionB: null, expected: String(score),
+  });
+  const practice: PlannedItem[] = [];
+  def.practice.forEach((entry, i) => {
+    const clipId = study.clipOf(entry.utterance, ['practice', i, 'utterance']);
+    study.checkPractice(items, i, entry.utterance, clipId);
+    if (clipId) practice.push(known('practice', entry.utterance, clipId, entry.caption, entry.score));
+  });
+  const checks: PlannedItem[] = [];
+  const attention = def.attentionChecks;
+  if (attention?.mode === 'explicit') {
+    attention.list.forEach((entry, i) => {
+      const clipId = study.clipOf(entry.utterance, ['attentionChecks', 'list', i, 'utterance']);
+      if (clipId) checks.push(known('attention', entry.utterance, clipId, entry.caption, entry.score));
+    });
+  } else if (attention?.mode === 'generated') {
+    // Away from the practice clips too: a check there would contradict what practice taught of that clip.
+    for (const check of study.generatedChecks(attention, [...items, ...practice])) {
+      checks.push(known('attention', check.utteranceId, check.clipId, check.wrong, WRONG_DESCRIPTION_SCORE));
+    }
+  }
+  return { items: [...items, ...checks, ...practice], sampler };
+}

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ITEM_KINDS, STAFF_ROLES } from './constants';
 import { ApiError, StudyId, StudyStatus } from './common';
 import { ListeningRequirement } from './study-definition';
-import { Trial } from './listener';
+import { Trial, TrialSettings } from './listener';
 
 export const StudioStudy = z.object({
   id: StudyId,
@@ -155,6 +155,8 @@ export const TrialPreviewList = z.object({
   /** What the trial screen needs besides the trial: the study's listening requirement and question. */
   listening: ListeningRequirement,
   question: z.string(),
+  /** The study's `trial:` settings, as StudyIntro carries them (a rating trial shows the study's scale). */
+  trial: TrialSettings,
   trials: z.array(
     z.object({
       seq: z.number().int(),

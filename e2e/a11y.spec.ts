@@ -1,57 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { audit, SIZES, withAxe } from './support/axe';
 import { answerByKeyboard, currentTrial, sessionFinished, startByKeyboard } from './support/listener';
-import { startServer, type E2eServer } from './support/server';
+import { researcherToken, startServer, type E2eServer } from './support/server';
 
 /**
  * axe-core on every screen a listener, a researcher or an analyst can reach, at a laptop and a
  * phone size: no serious or critical violation. axe is injected by Playwright before any page
  * script (the app's CSP allows no inline script; an init script is not subject to it).
  */
-const root = fileURLToPath(new URL('..', import.meta.url));
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const SIZES = [
-  { width: 1280, height: 720 },
-  { width: 390, height: 844 },
-];
-
 let server: E2eServer;
 test.afterEach(async () => server?.stop());
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  nodes: Array<{ target: unknown[] }>;
-}
-
-async function withAxe(context: BrowserContext): Promise<void> {
-  await context.addInitScript({ path: axePath });
-}
-
-/** Runs axe at both sizes on the screen as it is now; fails on any serious or critical violation. */
-async function audit(page: Page, screen: string, counts: string[]): Promise<void> {
-  const original = page.viewportSize()!;
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(100);
-    const violations = (await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: unknown[] }> } }).axe;
-      return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-    })) as Violation[];
-    const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    const others = violations.length - bad.length;
-    const line = `axe ${screen} @ ${size.width}×${size.height}: ${bad.filter((v) => v.impact === 'critical').length} critical, ${bad.filter((v) => v.impact === 'serious').length} serious, ${others} moderate/minor`;
-    counts.push(line);
-    expect(bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`), line).toEqual([]);
-    // No screen scrolls sideways.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${screen} width`).toBeLessThanOrEqual(size.width);
-  }
-  await page.setViewportSize(original);
-}
 
 /**
  * A headphone check from its volume step to the end, keys only, always answering "First"; a
@@ -75,16 +35,6 @@ async function headphoneCheck(page: Page, counts: string[] | null, name: string)
     if (counts && !counts.some((c) => c.includes('check: try again'))) await audit(page, `headphone check: try again`, counts);
     await page.keyboard.press('Enter');
   }
-}
-
-function researcherToken(s: E2eServer): string {
-  return execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/admin.ts', 'token', 'create', '--role', 'researcher', '--data', s.dataDir], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-    .trim()
-    .split('\n')
-    .at(-1)!;
 }
 
 test('every listener screen passes axe at 1280×720 and 390×844', async ({ browser }) => {

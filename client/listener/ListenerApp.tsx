@@ -8,7 +8,7 @@ import { ClipCache } from '../lib/media';
 import type { QueueStatus } from '../lib/voteQueue';
 import { catalogues, en, MessagesContext, useMessages } from './messages';
 import { ListenerSession, type SessionSnapshot } from './session';
-import { ScreeningTrial, trialTypes } from './trials';
+import { ScreeningTrial, trialKind } from './trials';
 import type { ScreeningResponse } from './trials/ScreeningTrial';
 import type { TrialEnv, TrialProblem } from './trials/types';
 
@@ -296,7 +296,7 @@ function Trials({ session, env, instructions, breakEvery }: { session: ListenerS
       </section>
     );
   else {
-    const Component = trialTypes[trial.kind];
+    const Component = trialKind(trial).component;
     // Focus moves to each new trial, so its name and question are what a screen reader says next.
     const label = m.trialOf(Math.min(trial.position + 1, snap.total), snap.total);
     body = <Component key={trial.position} spec={trial} env={env} finish={finish} advance={advance} skip={skip} label={label} />;
@@ -401,7 +401,7 @@ export function ListenerApp({ study }: { study: string }) {
   };
 
   const env: TrialEnv | null = useMemo(
-    () => (intro && audio ? { audio, clips, listening: intro.listening, question: intro.questionMarkdown } : null),
+    () => (intro && audio ? { audio, clips, listening: intro.listening, question: intro.questionMarkdown, trial: intro.trial } : null),
     [intro, audio, clips],
   );
 
@@ -450,11 +450,20 @@ export function ListenerApp({ study }: { study: string }) {
             <Markdown text={intro?.questionMarkdown ?? ''} />
           </div>
           {touchFirst() ? (
-            <p className="muted">{m.touchHintsLong}</p>
+            <p className="muted">{intro?.trial.kind === 'rating' ? m.touchHintsLongRating : m.touchHintsLong}</p>
           ) : (
             <p className="muted">
-              {m.keysIntro} <kbd>Space</kbd> {m.keysPlayPause}, <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose},{' '}
-              <kbd>Enter</kbd> {m.keysConfirm} {m.keysCanBeOff}
+              {m.keysIntro} <kbd>Space</kbd> {m.keysPlayPause},{' '}
+              {intro?.trial.kind === 'rating' ? (
+                <>
+                  <kbd>1</kbd>–<kbd>{intro.trial.scale.points}</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysRate}
+                </>
+              ) : (
+                <>
+                  <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose}
+                </>
+              )}
+              , <kbd>Enter</kbd> {m.keysConfirm} {m.keysCanBeOff}
             </p>
           )}
         </Step>

@@ -126,6 +126,19 @@ export const en = {
   touchHints: 'Tap ▶ to listen, tap the caption that fits better, then Confirm.',
   shortcutsSwitch: 'Single-key shortcuts',
 
+  // Rating trial
+  /** ACR's five points (ITU-T P.800 Annex B), lowest first: a 5-point scale's labels unless the study gives its own. */
+  acrLabels: ['Bad', 'Poor', 'Fair', 'Good', 'Excellent'],
+  captionToRate: 'Caption to rate',
+  ratingScale: 'Your rating',
+  nowRate: 'Now choose your rating.',
+  confirmRating: 'Confirm rating',
+  keysRate: 'rate',
+  touchHintsRating: 'Tap ▶ to listen, tap your rating, then Confirm.',
+  touchHintsLongRating: 'Use headphones in a quiet place. Tap ▶ to listen, tap your rating, then Confirm.',
+  ratingCorrect: (point: string) => `Right — the intended rating is ${point}.`,
+  ratingWrong: (point: string) => `Not quite — the intended rating is ${point}.`,
+
   // Headphone check
   antiphaseTitle: 'Headphone check',
   antiphaseQuestion: 'Which of the three sounds was the quietest?',
@@ -254,6 +267,18 @@ export const de: Messages = {
   confirmChoice: 'Auswahl bestätigen',
   touchHints: 'Tippen Sie auf ▶ zum Anhören, dann auf die passendere Beschreibung und zuletzt auf Bestätigen.',
   shortcutsSwitch: 'Einzeltasten-Kürzel',
+
+  acrLabels: ['schlecht', 'dürftig', 'ordentlich', 'gut', 'ausgezeichnet'],
+  captionToRate: 'Zu bewertende Beschreibung',
+  ratingScale: 'Ihre Bewertung',
+  nowRate: 'Wählen Sie jetzt Ihre Bewertung.',
+  confirmRating: 'Bewertung bestätigen',
+  keysRate: 'bewerten',
+  touchHintsRating: 'Tippen Sie auf ▶ zum Anhören, dann auf Ihre Bewertung und zuletzt auf Bestätigen.',
+  touchHintsLongRating:
+    'Benutzen Sie Kopfhörer an einem ruhigen Ort. Tippen Sie auf ▶ zum Anhören, dann auf Ihre Bewertung und zuletzt auf Bestätigen.',
+  ratingCorrect: (point: string) => `Richtig — die vorgesehene Bewertung ist ${point}.`,
+  ratingWrong: (point: string) => `Nicht ganz — die vorgesehene Bewertung ist ${point}.`,
 
   antiphaseTitle: 'Kopfhörertest',
   antiphaseQuestion: 'Welcher der drei Töne war am leisesten?',

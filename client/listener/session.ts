@@ -9,7 +9,7 @@ import type { Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody 
 import { api, HttpError } from '../lib/api';
 import { randomUuid } from '../lib/uuid';
 import { backoffDelay, localVoteStore, VoteQueue, type QueueStatus } from '../lib/voteQueue';
-import type { PairResponse } from './trials';
+import { trialKind, type TrialResponse } from './trials';
 import type { TrialFeedback, TrialProblem } from './trials/types';
 
 export interface SessionSnapshot {
@@ -119,20 +119,22 @@ export class ListenerSession {
   }
 
   /** Puts the vote in the outbox; resolves with practice feedback once acknowledged, else at once. */
-  vote(trial: Trial, response: PairResponse): Promise<TrialFeedback | null> {
+  vote(trial: Trial, response: TrialResponse): Promise<TrialFeedback | null> {
     if (!this.token) throw new Error('no session');
+    // What is left after the listening record is the kind's answer (`choice`, `score`).
+    const { playCount, secondsListened, heardToEnd, hiddenMs, responseMs, ...answer } = response;
     const body: VoteBody = {
       voteId: randomUuid(),
       position: trial.position,
-      choice: response.choice,
-      playCount: response.playCount,
-      secondsListened: response.secondsListened,
-      heardToEnd: response.heardToEnd,
-      hiddenMs: response.hiddenMs,
-      responseMs: response.responseMs,
+      ...answer,
+      playCount,
+      secondsListened,
+      heardToEnd,
+      hiddenMs,
+      responseMs,
       clientTs: new Date().toISOString(),
     };
-    const wantsFeedback = trial.kind === 'practice';
+    const wantsFeedback = trialKind(trial).practice(trial);
     const feedback = wantsFeedback
       ? new Promise<TrialFeedback | null>((resolve) => this.feedbackWaiters.set(body.voteId, resolve))
       : Promise.resolve(null);

@@ -12,6 +12,7 @@ export const REASONS: Record<string, string> = {
   listening: 'listening requirement',
   hidden: 'tab hidden during trials',
   screening: 'headphone screening',
+  listener_correlation: 'ratings out of step with the panel',
 };
 
 function Figure({ label, value, sub, testId }: { label: string; value: string | number; sub?: string; testId?: string }) {
@@ -67,7 +68,72 @@ function completionHistogram(minutes: number[]): { values: number[]; labels: str
 }
 
 // Each at least 4.5:1 on white: the legend prints them as text, the bars need 3:1 (WCAG 1.4.3, 1.4.11).
-const KIND_COLOUR = { pair: 'var(--accent)', attention: '#b45309', practice: '#64748b' };
+const KIND_COLOUR = { pair: 'var(--accent)', rating: 'var(--accent)', attention: '#b45309', practice: '#64748b' };
+
+type Ratings = NonNullable<DashboardData['ratings']>;
+
+/** A rating study's MOS figures (analysis-spec §4): the same numbers as the report's `ratings` section. */
+function RatingsPanel({ r }: { r: Ratings }) {
+  return (
+    <div data-testid="dash-ratings">
+      <h3>
+        Mean opinion score per system{' '}
+        <span className="muted small">
+          ({r.votes} ratings by {r.listeners} retained listeners{r.scale ? `, scale ${r.scale[0]}–${r.scale[1]}` : ''})
+        </span>
+      </h3>
+      {r.systems.length === 0 ? (
+        <p className="muted">No ratings from retained listeners yet.</p>
+      ) : (
+        <table className="data" data-testid="dash-mos">
+          <thead>
+            <tr><th className="n">rank</th><th>system</th><th className="n">n</th><th className="n">MOS</th><th className="n">SD</th><th className="n">95% CI (t)</th><th className="n">rank_ci</th></tr>
+          </thead>
+          <tbody>
+            {r.systems.map((s) => (
+              <tr key={s.system}>
+                <td className="n">{s.rank}</td>
+                <td>{s.system}</td>
+                <td className="n">{s.n}</td>
+                <td className="n">{num(s.mos)}</td>
+                <td className="n">{num(s.sd)}</td>
+                <td className="n">{s.ci95 ? `${num(s.ci95[0])}–${num(s.ci95[1])}` : '—'}</td>
+                <td className="n">{s.rankCi ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p className="muted small">
+        rank_ci: 1 + the systems whose whole interval lies above this one's (overlapping intervals share a rank). Attention items and excluded listeners are left out.
+      </p>
+      <p className="muted small" data-testid="dash-rating-alpha">
+        Krippendorff α: interval {num(r.krippendorffAlphaInterval)} · ordinal {num(r.krippendorffAlphaOrdinal)}
+      </p>
+      <h3>Listeners out of step with the panel</h3>
+      {r.minListenerCorrelation === null ? (
+        <p className="muted small">No correlation rule in force (study.yaml exclusion.minListenerCorrelation).</p>
+      ) : r.lowCorrelation.length === 0 ? (
+        <p className="muted small" data-testid="dash-low-correlation">No listener correlates with the panel below r = {num(r.minListenerCorrelation)}.</p>
+      ) : (
+        <table className="data" data-testid="dash-low-correlation">
+          <thead>
+            <tr><th>listener</th><th className="n">Pearson r</th><th className="n">ratings</th></tr>
+          </thead>
+          <tbody>
+            {r.lowCorrelation.map((x) => (
+              <tr key={x.listener}>
+                <td>{x.listener}</td>
+                <td className="n">{num(x.pearsonR)}</td>
+                <td className="n">{x.n}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
 
 /** The live dashboard of one study: polls every few seconds while the page is open. */
 export function Dashboard({ study }: { study: string }) {
@@ -110,7 +176,11 @@ export function Dashboard({ study }: { study: string }) {
           sub={`${data.attention.correct}/${data.attention.answered} checks right`}
           testId="dash-attention"
         />
-        <Figure label="Krippendorff α" value={num(data.reliability.krippendorffAlpha)} sub={`Fleiss κ ${num(data.reliability.fleissKappa)} · Brennan–Prediger κ ${num(data.reliability.brennanPredigerKappa)}`} testId="dash-alpha" />
+        {data.ratings ? (
+          <Figure label="Krippendorff α (interval)" value={num(data.ratings.krippendorffAlphaInterval)} sub={`ordinal ${num(data.ratings.krippendorffAlphaOrdinal)}`} testId="dash-alpha" />
+        ) : (
+          <Figure label="Krippendorff α" value={num(data.reliability.krippendorffAlpha)} sub={`Fleiss κ ${num(data.reliability.fleissKappa)} · Brennan–Prediger κ ${num(data.reliability.brennanPredigerKappa)}`} testId="dash-alpha" />
+        )}
       </div>
 
       <div className="grid2">
@@ -140,33 +210,37 @@ export function Dashboard({ study }: { study: string }) {
           )}
           <p className="muted small">“Not run” means the check had nothing to judge yet (e.g. no attention check answered, or the screening never reported); it is neither a pass nor a failure.</p>
         </div>
-        <div>
-          <h3>Judge agreement with the listener majority</h3>
-          {data.judges.length === 0 ? (
-            <p className="muted">No judged items with votes yet.</p>
-          ) : (
-            <table className="data" data-testid="dash-judges">
-              <thead>
-                <tr><th>judge</th><th className="n">items</th><th className="n">agreement</th><th className="n">95% CI</th><th className="n">Cohen κ</th></tr>
-              </thead>
-              <tbody>
-                {data.judges.map((j) => (
-                  <tr key={j.judge}>
-                    <td>{j.judge}</td>
-                    <td className="n">{j.items}</td>
-                    <td className="n">{pct(j.agreement)}</td>
-                    <td className="n">{j.ci95 ? `${pct(j.ci95[0])}–${pct(j.ci95[1])}` : '—'}</td>
-                    <td className="n">{num(j.cohenKappa)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-          <p className="muted small">
-            Reliability over {data.reliability.items} items and {data.reliability.votes} votes of retained listeners; mean pairwise agreement{' '}
-            {pct(data.reliability.meanPairwiseAgreement)}.
-          </p>
-        </div>
+        {data.ratings ? (
+          <RatingsPanel r={data.ratings} />
+        ) : (
+          <div>
+            <h3>Judge agreement with the listener majority</h3>
+            {data.judges.length === 0 ? (
+              <p className="muted">No judged items with votes yet.</p>
+            ) : (
+              <table className="data" data-testid="dash-judges">
+                <thead>
+                  <tr><th>judge</th><th className="n">items</th><th className="n">agreement</th><th className="n">95% CI</th><th className="n">Cohen κ</th></tr>
+                </thead>
+                <tbody>
+                  {data.judges.map((j) => (
+                    <tr key={j.judge}>
+                      <td>{j.judge}</td>
+                      <td className="n">{j.items}</td>
+                      <td className="n">{pct(j.agreement)}</td>
+                      <td className="n">{j.ci95 ? `${pct(j.ci95[0])}–${pct(j.ci95[1])}` : '—'}</td>
+                      <td className="n">{num(j.cohenKappa)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            <p className="muted small">
+              Reliability over {data.reliability.items} items and {data.reliability.votes} votes of retained listeners; mean pairwise agreement{' '}
+              {pct(data.reliability.meanPairwiseAgreement)}.
+            </p>
+          </div>
+        )}
       </div>
 
       <div className="grid2">
@@ -175,7 +249,7 @@ export function Dashboard({ study }: { study: string }) {
           {minutes.length === 0 ? <p className="muted">Nobody has finished yet.</p> : <Bars values={hist.values} labels={hist.labels} title="completion time histogram" />}
         </div>
         <div>
-          <h3>Votes per item <span className="muted small">(<span className="key-pair">pairs</span>, <span className="key-attention">attention checks</span>)</span></h3>
+          <h3>Votes per item <span className="muted small">(<span className="key-pair">{data.ratings ? 'ratings' : 'pairs'}</span>, <span className="key-attention">attention checks</span>)</span></h3>
           <Bars
             values={data.votes.perItem.map((i) => i.votes)}
             labels={data.votes.perItem.map((i) => String(i.seq + 1))}

@@ -1,9 +1,18 @@
 import { useMemo, useState } from 'react';
 import type { TrialPreviewList } from '../../contract/studio';
 import { ClipCache } from '../lib/media';
-import { trialTypes } from '../listener/trials';
+import { trialKind } from '../listener/trials';
 import type { TrialEnv } from '../listener/trials/types';
 import { errorText, studio } from './api';
+
+type PreviewItem = TrialPreviewList['trials'][number];
+
+/** What the researcher may know of a trial and the listener must not: its systems and right answer. */
+function previewMeta(item: PreviewItem): string {
+  if (item.trial.kind === 'rating') return `${item.systems[0]}${item.expected === null ? '' : ` · required score ${item.expected}`}`;
+  if (item.kind === 'pair') return `${item.systems[0]} (first) vs ${item.systems[1]}`;
+  return `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
+}
 
 /**
  * Any trial exactly as a listener sees it: the listener's own trial component, fed the same
@@ -41,8 +50,9 @@ export function Preview({ study }: { study: string }) {
   }
   const item = list.trials[index];
   if (!item) return <p className="muted">This study has no trials.</p>;
-  const env: TrialEnv = { audio, clips, listening: list.listening, question: list.question };
-  const Component = trialTypes[item.trial.kind];
+  const env: TrialEnv = { audio, clips, listening: list.listening, question: list.question, trial: list.trial };
+  const kind = trialKind(item.trial);
+  const Component = kind.component;
   return (
     <div className="preview" data-testid="preview">
       <div className="preview-bar">
@@ -57,7 +67,7 @@ export function Preview({ study }: { study: string }) {
           </select>
         </label>
         <span className="muted small" data-testid="preview-meta">
-          {item.kind} · {item.kind === 'pair' ? `${item.systems[0]} (first) vs ${item.systems[1]}` : `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`}
+          {item.kind} · {previewMeta(item)}
         </span>
         <span className="muted small">Preview: nothing is recorded.</span>
       </div>
@@ -66,8 +76,8 @@ export function Preview({ study }: { study: string }) {
         spec={item.trial}
         env={env}
         finish={async (response) =>
-          // Only practice trials give feedback, as in the listener's session; attention checks look like any pair.
-          item.kind === 'practice' ? { correct: (response.choice === 1 ? 'a' : 'b') === item.expected } : null
+          // Only practice trials give feedback, as in the listener's session; attention checks look like any trial.
+          item.kind === 'practice' && item.expected !== null ? kind.check(response, item.expected) : null
         }
         advance={() => setIndex((i) => Math.min(i + 1, list.trials.length - 1))}
       />

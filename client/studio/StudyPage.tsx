@@ -31,7 +31,7 @@ function BuildSummary({ report }: { report: BuildReport }) {
   return (
     <div className="build-summary" data-testid="build-summary">
       <p>
-        <strong>{report.action === 'validated' ? 'Valid' : `Build: ${report.action}`}</strong> — {report.items.pair} items, {report.items.attention} attention
+        <strong>{report.action === 'validated' ? 'Valid' : `Build: ${report.action}`}</strong> — {report.items.pair + report.items.rating} items, {report.items.attention} attention
         checks, {report.items.practice} practice trials{report.status ? ` (status ${report.status})` : ''}.
         {s && s.identical > 0 && ` ${s.identical} candidate pairs were left out because both captions read the same.`}
       </p>

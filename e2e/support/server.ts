@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -74,6 +74,17 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
     sql: (query, ...params) => readSql(info.dataDir, query, params),
     stop: () => stopChild(child),
   };
+}
+
+/** A fresh researcher token for the studio, made with the admin CLI as an operator would. */
+export function researcherToken(s: E2eServer): string {
+  return execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/admin.ts', 'token', 'create', '--role', 'researcher', '--data', s.dataDir], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .at(-1)!;
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -7,10 +7,13 @@
  */
 import type { ComponentType } from 'react';
 import type { ListeningRequirement } from '../../../contract/study-definition';
+import type { TrialSettings } from '../../../contract/trials';
 import type { ClipCache } from '../../lib/media';
 
 export interface TrialFeedback {
   correct: boolean;
+  /** Ratings: the score the practice trial intended. */
+  score?: number;
 }
 
 export interface TrialEnv {
@@ -20,6 +23,8 @@ export interface TrialEnv {
   listening: ListeningRequirement;
   /** The study's question, in Markdown. */
   question: string;
+  /** The study's `trial:` settings (for ratings: the scale every trial shows). */
+  trial: TrialSettings;
 }
 
 export interface TrialProps<Spec, Response> {

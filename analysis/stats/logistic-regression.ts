@@ -34,28 +34,46 @@ export function fitLogistic(
   weights?: ArrayLike<number>,
 ): LogisticFit | null {
   if (n === 0) return null;
-  let beta = new Float64Array(p);
+  // Rows with equal design vectors share η, so σ(η) and log σ(±η) are computed once per distinct
+  // row (a judge's score differences take a few hundred values over tens of thousands of rows);
+  // every sum still runs row by row in the same order, so the fit is the same to the last bit.
+  const { level, firstRow, outcomes } = distinctRows(x, y, n, p);
+  const levels = firstRow.length;
+  const eta = (b: Float64Array, i: number) => {
+    let e = 0;
+    for (let j = 0; j < p; j++) e += x[i * p + j] * b[j];
+    return e;
+  };
+  const logP1 = new Float64Array(levels);
+  const logP0 = new Float64Array(levels);
   const ll = (b: Float64Array) => {
+    for (let l = 0; l < levels; l++) {
+      const e = eta(b, firstRow[l]);
+      // log σ(η) = −log(1 + e^(−η)); written stably for both signs.
+      if (outcomes[l] & 2) logP1[l] = -softplus(-e);
+      if (outcomes[l] & 1) logP0[l] = -softplus(e);
+    }
     let s = 0;
     for (let i = 0; i < n; i++) {
-      let eta = 0;
-      for (let j = 0; j < p; j++) eta += x[i * p + j] * b[j];
       const w = weights ? weights[i] : 1;
-      // log σ(η) = −log(1 + e^(−η)); written stably for both signs.
-      s += w * (y[i] ? -softplus(-eta) : -softplus(eta));
+      s += w * (y[i] ? logP1[level[i]] : logP0[level[i]]);
     }
     return s;
   };
+  const mus = new Float64Array(levels);
+  const fitted = (b: Float64Array) => {
+    for (let l = 0; l < levels; l++) mus[l] = 1 / (1 + Math.exp(-eta(b, firstRow[l])));
+  };
+  let beta = new Float64Array(p);
   let current = ll(beta);
   const info = new Float64Array(p * p);
   const grad = new Float64Array(p);
   for (let iter = 1; iter <= 100; iter++) {
     info.fill(0);
     grad.fill(0);
+    fitted(beta);
     for (let i = 0; i < n; i++) {
-      let eta = 0;
-      for (let j = 0; j < p; j++) eta += x[i * p + j] * beta[j];
-      const mu = 1 / (1 + Math.exp(-eta));
+      const mu = mus[level[i]];
       const w = (weights ? weights[i] : 1);
       const v = w * mu * (1 - mu);
       const r = w * (y[i] - mu);
@@ -84,7 +102,8 @@ export function fitLogistic(
     current = nextLl;
     if (beta.some((b) => Math.abs(b) > 30)) return null;
     if (maxStep < 1e-10) {
-      const cov = informationInverse(x, n, p, beta, weights);
+      fitted(beta);
+      const cov = informationInverse(x, n, p, level, mus, weights);
       if (!cov) return null;
       return {
         coefficients: [...beta],
@@ -97,22 +116,53 @@ export function fitLogistic(
   return null;
 }
 
+/**
+ * Numbers the distinct design rows (equal under SameValueZero: a −0 entry gives the same η as
+ * +0, since η's sum starts at +0), with each one's first row and which outcomes occur in it
+ * (bit 2: y = 1, bit 1: y = 0), so only the log-probabilities some row uses are computed.
+ */
+function distinctRows(x: ArrayLike<number>, y: ArrayLike<number>, n: number, p: number) {
+  const level = new Int32Array(n);
+  const firstRow: number[] = [];
+  const outcomes: number[] = [];
+  // One Map per prefix of the row; the last column's Map holds the row's number.
+  const root = new Map<number, unknown>();
+  for (let i = 0; i < n; i++) {
+    let node = root;
+    for (let j = 0; j < p - 1; j++) {
+      let child = node.get(x[i * p + j]) as Map<number, unknown> | undefined;
+      if (!child) node.set(x[i * p + j], (child = new Map()));
+      node = child;
+    }
+    let l = node.get(x[i * p + p - 1]) as number | undefined;
+    if (l === undefined) {
+      l = firstRow.length;
+      node.set(x[i * p + p - 1], l);
+      firstRow.push(i);
+      outcomes.push(0);
+    }
+    level[i] = l;
+    outcomes[l] |= y[i] ? 2 : 1;
+  }
+  return { level, firstRow, outcomes };
+}
+
 function softplus(t: number): number {
   return t > 0 ? t + Math.log1p(Math.exp(-t)) : Math.log1p(Math.exp(t));
 }
 
+/** (XᵀWX)⁻¹ at the fitted probabilities `mus` of the distinct rows. */
 function informationInverse(
   x: ArrayLike<number>,
   n: number,
   p: number,
-  beta: Float64Array,
+  level: Int32Array,
+  mus: Float64Array,
   weights?: ArrayLike<number>,
 ): Float64Array | null {
   const info = new Float64Array(p * p);
   for (let i = 0; i < n; i++) {
-    let eta = 0;
-    for (let j = 0; j < p; j++) eta += x[i * p + j] * beta[j];
-    const mu = 1 / (1 + Math.exp(-eta));
+    const mu = mus[level[i]];
     const v = (weights ? weights[i] : 1) * mu * (1 - mu);
     for (let j = 0; j < p; j++) for (let k = 0; k < p; k++) info[j * p + k] += x[i * p + j] * x[i * p + k] * v;
   }

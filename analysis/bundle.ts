@@ -181,6 +181,8 @@ const ratingItemRow = z
 
 /** An items.csv row: a pair item, or, in a bundle with ratings.csv, a rating item (system_b empty). */
 function parseItem(row: Record<string, unknown>, line: number, ratings: boolean): BundleItem | BundleError {
+  const plain = plainItem(row);
+  if (plain) return plain;
   const systemB = typeof row.system_b === 'string' ? row.system_b.trim() : row.system_b;
   if (systemB !== '') {
     const r = itemRow.safeParse(row);
@@ -246,10 +248,10 @@ const listenerRow = z.object({
 });
 
 /*
- * A million rows through zod cost more than reading them, so the two largest files are checked
- * first by hand: a row these accept is exactly what voteRow / scoreRow would make of it (ids
- * trimmed and not empty, sides a or b, a finite score); any other row goes through the schema,
- * which gives its refusal.
+ * A million rows through zod cost more than reading them, so items, votes and judge scores are
+ * checked first by hand: a row these accept is exactly what itemRow / voteRow / scoreRow would
+ * make of it (ids trimmed and not empty, sides a or b, a finite score); any other row goes through
+ * the schema, which gives its refusal.
  */
 function plainVote(row: Record<string, string>): z.output<typeof voteRow> | null {
   const { first, chosen } = row;
@@ -257,6 +259,20 @@ function plainVote(row: Record<string, string>): z.output<typeof voteRow> | null
   const listener_id = typeof row.listener_id === 'string' ? row.listener_id.trim() : '';
   if (item_id === '' || listener_id === '' || (first !== 'a' && first !== 'b') || (chosen !== 'a' && chosen !== 'b')) return null;
   return { item_id, listener_id, first, chosen };
+}
+
+/** A pair item exactly as itemRow would make it (ids trimmed, not empty; two systems; attention and expected agreeing), else null. */
+function plainItem(row: Record<string, unknown>): BundleItem | null {
+  const { attention, expected } = row;
+  if (typeof row.item_id !== 'string' || typeof row.utterance_id !== 'string' || typeof row.system_a !== 'string' || typeof row.system_b !== 'string') return null;
+  const item_id = row.item_id.trim();
+  const utterance_id = row.utterance_id.trim();
+  const system_a = row.system_a.trim();
+  const system_b = row.system_b.trim();
+  if (item_id === '' || utterance_id === '' || system_a === '' || system_b === '' || system_a === system_b) return null;
+  if (attention === '0' && expected === '') return { item_id, utterance_id, system_a, system_b, attention: false, expected: null };
+  if (attention === '1' && (expected === 'a' || expected === 'b')) return { item_id, utterance_id, system_a, system_b, attention: true, expected };
+  return null;
 }
 
 function plainScore(row: Record<string, string>): JudgeScore | null {
@@ -694,6 +710,8 @@ async function readCsv(
   let header: string[] | null = null;
   let columns: string[] = [];
   let index: number[] = [];
+  // Every row starts as a copy of one object with the columns' keys, so all rows share one shape.
+  let shape: Record<string, string> = {};
   const take = (fields: string[]) => {
     record++;
     if (!header) {
@@ -702,13 +720,14 @@ async function readCsv(
       if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
       columns = optional === 'all' ? header : [...required, ...optional.filter((c) => header!.includes(c))];
       index = columns.map((c) => header!.indexOf(c));
+      shape = Object.fromEntries(columns.map((c) => [c, '']));
       return;
     }
     if (fields.length !== header.length) {
       builder.reject(new BundleError(file, record, null, `has ${fields.length} fields, the header has ${header.length}`, 'wrong number of fields'));
       return;
     }
-    const row: Record<string, string> = {};
+    const row = { ...shape };
     for (let c = 0; c < columns.length; c++) row[columns[c]] = restoreText(fields[index[c]]);
     onRow(row, record);
   };

@@ -162,9 +162,9 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   // ---- items, systems, captions (non-attention only) ----
   const systems: string[] = [];
   const systemIndex = new Map<string, number>();
-  const captionIndex = new Map<string, number>();
+  // utterance → its captions by system index
+  const captionsOf = new Map<string, number[]>();
   const captionSystem: number[] = [];
-  const captionKeys: string[] = [];
   const sysA = new Int32Array(nItems).fill(-1);
   const sysB = new Int32Array(nItems).fill(-1);
   const capA = new Int32Array(nItems).fill(-1);
@@ -180,13 +180,13 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     return i;
   };
   const captionOf = (utterance: string, system: number) => {
-    const key = `${utterance}\u0000${systems[system]}`;
-    let c = captionIndex.get(key);
+    let bySystem = captionsOf.get(utterance);
+    if (!bySystem) captionsOf.set(utterance, (bySystem = []));
+    let c = bySystem[system];
     if (c === undefined) {
       c = captionSystem.length;
-      captionIndex.set(key, c);
+      bySystem[system] = c;
       captionSystem.push(system);
-      captionKeys.push(key);
     }
     return c;
   };
@@ -291,24 +291,45 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const majority = majorityOf(nA, nTotal);
 
   // ---- judge scores → caption scores per judge ----
+  // One pass numbers each score's judge and caption (−1: not a caption of the study); a file
+  // sorted by utterance, system or judge repeats the previous row's names, so those are looked up
+  // only when they change.
+  const scores = bundle.judgeScores;
   const judgeNames: string[] = [];
   const judgeIndex = new Map<string, number>();
-  for (const s of bundle.judgeScores) if (!judgeIndex.has(s.judge)) {
-    judgeIndex.set(s.judge, judgeNames.length);
-    judgeNames.push(s.judge);
+  const scoreJudge = new Int32Array(scores.length);
+  const scoreCaption = new Int32Array(scores.length);
+  let judgeName: string | undefined;
+  let judge = -1;
+  let systemName: string | undefined;
+  let system: number | undefined;
+  let utterance: string | undefined;
+  let bySystem: number[] | undefined;
+  for (let k = 0; k < scores.length; k++) {
+    const s = scores[k];
+    if (s.judge !== judgeName) {
+      judgeName = s.judge;
+      judge = judgeIndex.get(judgeName) ?? judgeNames.length;
+      if (judge === judgeNames.length) {
+        judgeIndex.set(judgeName, judge);
+        judgeNames.push(judgeName);
+      }
+    }
+    if (s.system !== systemName) system = systemIndex.get((systemName = s.system));
+    if (s.utterance_id !== utterance) bySystem = captionsOf.get((utterance = s.utterance_id));
+    scoreJudge[k] = judge;
+    scoreCaption[k] = system === undefined ? -1 : bySystem?.[system] ?? -1;
   }
   const nJudges = judgeNames.length;
   const sums = new Float64Array((nJudges + 1) * nCaptions);
   const counts = new Float64Array((nJudges + 1) * nCaptions);
-  for (const s of bundle.judgeScores) {
-    const system = systemIndex.get(s.system);
-    if (system === undefined) continue;
-    const c = captionIndex.get(`${s.utterance_id}\u0000${s.system}`);
-    if (c === undefined) continue;
-    const j = judgeIndex.get(s.judge)! + 1;
-    sums[j * nCaptions + c] += s.score;
+  for (let k = 0; k < scores.length; k++) {
+    const c = scoreCaption[k];
+    if (c < 0) continue;
+    const j = scoreJudge[k] + 1;
+    sums[j * nCaptions + c] += scores[k].score;
     counts[j * nCaptions + c]++;
-    sums[c] += s.score;
+    sums[c] += scores[k].score;
     counts[c]++;
   }
   const captionScores = Array.from({ length: nJudges + 1 }, (_, j) => {
@@ -324,8 +345,8 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const wins = new Float64Array(K * K);
   for (let u = 0; u < nUsed; u++) {
     const i = usedItem[u];
-    const [w, l] = usedChosenA[u] ? [sysA[i], sysB[i]] : [sysB[i], sysA[i]];
-    wins[w * K + l]++;
+    if (usedChosenA[u]) wins[sysA[i] * K + sysB[i]]++;
+    else wins[sysB[i] * K + sysA[i]]++;
   }
   const bt: Report['bradley_terry'] = { comparisons: nUsed, method: null, prior_lambda: lambda, systems: [] };
   let theta: Float64Array | null = null;

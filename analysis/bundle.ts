@@ -467,6 +467,15 @@ export class BundleBuilder {
   }
 
   addJudgeScore(score: JudgeScore): void {
+    // A row usually repeats the previous row's utterance, system, judge or run: it then keeps the
+    // previous row's string, so the bundle holds one copy of a repeated name, not one per row.
+    const last = this.judgeScores.at(-1);
+    if (last) {
+      if (score.utterance_id === last.utterance_id) score.utterance_id = last.utterance_id;
+      if (score.system === last.system) score.system = last.system;
+      if (score.judge === last.judge) score.judge = last.judge;
+      if (score.run === last.run) score.run = last.run;
+    }
     this.judgeScores.push(score);
   }
 

@@ -190,17 +190,18 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     }
     return c;
   };
-  items.forEach((item, i) => {
-    if (isRatingItem(item)) return; // rated in ratings.csv, analysed in ratings.ts
+  for (let i = 0; i < nItems; i++) {
+    const item = items[i];
+    if (isRatingItem(item)) continue; // rated in ratings.csv, analysed in ratings.ts
     if (item.attention) {
       attention[i] = 1;
-      return;
+      continue;
     }
     sysA[i] = systemOf(item.system_a);
     sysB[i] = systemOf(item.system_b);
     capA[i] = captionOf(item.utterance_id, sysA[i]);
     capB[i] = captionOf(item.utterance_id, sysB[i]);
-  });
+  }
   const K = systems.length;
   const nCaptions = captionSystem.length;
 
@@ -471,9 +472,10 @@ function judgeReport(
 
   // Calibration: y = first-shown caption chosen, x = s(first) − s(second), one weighted row per
   // (item, which caption was first, outcome).
-  const xs: number[] = [];
-  const ys: number[] = [];
-  const ws: number[] = [];
+  const rowX = new Float64Array(nItems * 4);
+  const rowY = new Uint8Array(nItems * 4);
+  const rowW = new Int32Array(nItems * 4);
+  let rows = 0;
   let calibrationVotes = 0;
   for (let i = 0; i < nItems; i++) {
     if (Number.isNaN(delta[i])) continue;
@@ -481,23 +483,27 @@ function judgeReport(
       for (let y = 0; y < 2; y++) {
         const w = calib[i * 4 + firstA * 2 + y];
         if (w === 0) continue;
-        xs.push(firstA ? delta[i] : -delta[i]);
-        ys.push(y);
-        ws.push(w);
+        rowX[rows] = firstA ? delta[i] : -delta[i];
+        rowY[rows] = y;
+        rowW[rows] = w;
+        rows++;
         calibrationVotes += w;
       }
     }
   }
+  const xs = rowX.subarray(0, rows);
+  const ys = rowY.subarray(0, rows);
+  const ws = rowW.subarray(0, rows);
   const fit = fitSimpleLogistic(xs, ys, ws);
 
   // System means over the study's captions, each caption once.
   const sum = new Float64Array(systems.length);
   const cnt = new Float64Array(systems.length);
-  captionSystem.forEach((s, c) => {
-    if (Number.isNaN(captionScore[c])) return;
-    sum[s] += captionScore[c];
-    cnt[s]++;
-  });
+  for (let c = 0; c < captionSystem.length; c++) {
+    if (Number.isNaN(captionScore[c])) continue;
+    sum[captionSystem[c]] += captionScore[c];
+    cnt[captionSystem[c]]++;
+  }
   const systemMeans: Record<string, number | null> = {};
   systems.forEach((s, i) => (systemMeans[s] = cnt[i] > 0 ? sum[i] / cnt[i] : null));
   const bt: number[] = [];
@@ -537,24 +543,25 @@ function judgeReport(
 }
 
 /** Observed share of first-shown captions chosen in equal-width bins of x (weighted rows). */
-function calibrationBins(xs: number[], ys: number[], ws: number[], count: number): CalibrationBin[] {
+function calibrationBins(xs: ArrayLike<number>, ys: ArrayLike<number>, ws: ArrayLike<number>, count: number): CalibrationBin[] {
   if (xs.length === 0) return [];
   let min = Infinity;
   let max = -Infinity;
-  for (const x of xs) {
-    min = Math.min(min, x);
-    max = Math.max(max, x);
+  for (let i = 0; i < xs.length; i++) {
+    min = Math.min(min, xs[i]);
+    max = Math.max(max, xs[i]);
   }
   const w = (max - min) / count || 1;
   const votes = new Float64Array(count);
   const first = new Float64Array(count);
   const xsum = new Float64Array(count);
-  xs.forEach((x, i) => {
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
     const b = Math.min(count - 1, Math.floor((x - min) / w));
     votes[b] += ws[i];
     first[b] += ws[i] * ys[i];
     xsum[b] += ws[i] * x;
-  });
+  }
   const bins: CalibrationBin[] = [];
   for (let b = 0; b < count; b++) {
     if (votes[b] === 0) continue;
@@ -579,14 +586,15 @@ export function gapBuckets(gaps: readonly number[], agrees: readonly number[], c
   const edge = (k: number) => (k === count ? max : min + k * w);
   const n = new Int32Array(count);
   const a = new Int32Array(count);
-  gaps.forEach((g, idx) => {
+  for (let idx = 0; idx < gaps.length; idx++) {
+    const g = gaps[idx];
     let k = w > 0 ? Math.min(count, Math.max(1, Math.ceil((g - min) / w))) : 1;
     // Settle floating-point edge cases against the exact edges: (e_{k−1}, e_k].
     while (k > 1 && g <= edge(k - 1)) k--;
     while (k < count && g > edge(k)) k++;
     n[k - 1]++;
     a[k - 1] += agrees[idx];
-  });
+  }
   return Array.from({ length: count }, (_, b) => ({
     bucket: b + 1,
     lo: edge(b),

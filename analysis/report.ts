@@ -292,53 +292,49 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const majority = majorityOf(nA, nTotal);
 
   // ---- judge scores → caption scores per judge ----
-  // One pass numbers each score's judge and caption (−1: not a caption of the study); a file
+  // One pass over the scores, in file order (so each caption's sums are added as before). A file
   // sorted by utterance, system or judge repeats the previous row's names, so those are looked up
   // only when they change.
   const scores = bundle.judgeScores;
   const judgeNames: string[] = [];
   const judgeIndex = new Map<string, number>();
-  const scoreJudge = new Int32Array(scores.length);
-  const scoreCaption = new Int32Array(scores.length);
+  // [0]: the ensemble (every judge's scores), then one per judge
+  const sums = [new Float64Array(nCaptions)];
+  const counts = [new Float64Array(nCaptions)];
   let judgeName: string | undefined;
-  let judge = -1;
+  let judgeSum = sums[0];
+  let judgeCount = counts[0];
   let systemName: string | undefined;
   let system: number | undefined;
   let utterance: string | undefined;
   let bySystem: number[] | undefined;
-  for (let k = 0; k < scores.length; k++) {
-    const s = scores[k];
+  for (const s of scores) {
     if (s.judge !== judgeName) {
       judgeName = s.judge;
-      judge = judgeIndex.get(judgeName) ?? judgeNames.length;
-      if (judge === judgeNames.length) {
-        judgeIndex.set(judgeName, judge);
+      let j = judgeIndex.get(judgeName);
+      if (j === undefined) {
+        j = judgeNames.length;
+        judgeIndex.set(judgeName, j);
         judgeNames.push(judgeName);
+        sums.push(new Float64Array(nCaptions));
+        counts.push(new Float64Array(nCaptions));
       }
+      judgeSum = sums[j + 1];
+      judgeCount = counts[j + 1];
     }
     if (s.system !== systemName) system = systemIndex.get((systemName = s.system));
     if (s.utterance_id !== utterance) bySystem = captionsOf.get((utterance = s.utterance_id));
-    scoreJudge[k] = judge;
-    scoreCaption[k] = system === undefined ? -1 : bySystem?.[system] ?? -1;
+    const c = system === undefined ? undefined : bySystem?.[system];
+    if (c === undefined) continue;
+    judgeSum[c] += s.score;
+    judgeCount[c]++;
+    sums[0][c] += s.score;
+    counts[0][c]++;
   }
   const nJudges = judgeNames.length;
-  const sums = new Float64Array((nJudges + 1) * nCaptions);
-  const counts = new Float64Array((nJudges + 1) * nCaptions);
-  for (let k = 0; k < scores.length; k++) {
-    const c = scoreCaption[k];
-    if (c < 0) continue;
-    const j = scoreJudge[k] + 1;
-    sums[j * nCaptions + c] += scores[k].score;
-    counts[j * nCaptions + c]++;
-    sums[c] += scores[k].score;
-    counts[c]++;
-  }
-  const captionScores = Array.from({ length: nJudges + 1 }, (_, j) => {
+  const captionScores = sums.map((sum, j) => {
     const out = new Float64Array(nCaptions);
-    for (let c = 0; c < nCaptions; c++) {
-      const n = counts[j * nCaptions + c];
-      out[c] = n > 0 ? sums[j * nCaptions + c] / n : NaN;
-    }
+    for (let c = 0; c < nCaptions; c++) out[c] = counts[j][c] > 0 ? sum[c] / counts[j][c] : NaN;
     return out;
   });
 

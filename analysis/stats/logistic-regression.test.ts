@@ -40,7 +40,7 @@ describe('fitSimpleLogistic', () => {
     expect(b.seBeta1).toBeCloseTo(a.seBeta1, 8);
   });
 
-  it('gives a −0 predictor the fit of +0, to the bit (equal rows share their fitted probabilities)', () => {
+  it('gives a −0 predictor the fit of +0, to the bit (both are grouped as one x)', () => {
     fc.assert(fc.property(
       fc.array(fc.tuple(fc.integer({ min: -3, max: 3 }), fc.boolean(), fc.integer({ min: 1, max: 5 })), { minLength: 4, maxLength: 60 }),
       (rows) => {

@@ -5,12 +5,12 @@ import { cholesky, choleskySolve, spdInverse } from './linear-algebra';
  * errors from the inverse observed information.
  *
  * Model: P(y = 1 | x) = σ(β·x), σ(t) = 1/(1 + e^(−t)); the design row x includes the intercept
- * column supplied by the caller (see `fitSimpleLogistic`); y is 0 or 1, each row may carry a weight.
- * Rows with equal design vectors are fitted as one, with the weights of their y = 1 and y = 0
- * rows summed: the log-likelihood, its gradient and XᵀWX are sums over rows, so the MLE and its
- * standard errors are the same (up to rounding in the last digits, the sums being added in another
- * order), and a predictor with few values (a judge's score differences: a few hundred over tens
- * of thousands of rows) costs a few hundred rows per iteration.
+ * column supplied by the caller (see `fitSimpleLogistic`). The data are grouped: one row per
+ * distinct design vector (covariate pattern) with the total weight of its y = 1 and of its y = 0
+ * observations. The log-likelihood, its gradient and XᵀWX are sums over observations, so grouping
+ * gives the MLE and standard errors of the ungrouped fit (up to rounding in the last digits, the
+ * sums being added in another order), and a predictor with few values (a judge's score
+ * differences: a few hundred over tens of thousands of votes) costs a few hundred rows per iteration.
  * Iteration: with μ = σ(Xβ) and W = diag(μ(1 − μ)), β ← β + (XᵀWX)⁻¹ Xᵀ(y − μ) (the
  * canonical link makes Newton and Fisher scoring/IRLS coincide). Step halving guards the
  * log-likelihood. Stops when max |Δβ| < 1e-10 or after 100 iterations.
@@ -18,7 +18,7 @@ import { cholesky, choleskySolve, spdInverse } from './linear-algebra';
  * Source: McCullagh & Nelder (1989), Generalized Linear Models, §4.4; Agresti (2013), §5.
  * Worked example: Wikipedia "Logistic regression" (hours studied vs passing the exam, 20
  * students): β0 = −4.0777 (SE 1.7610), β1 = 1.5046 (SE 0.6287), the values R's glm() gives.
- * Complexity: O(n·p) to merge the rows, then O(iterations · (m·p² + p³)) for m distinct rows.
+ * Complexity: O(iterations · (m·p² + p³)) for m grouped rows.
  * Edge cases: no rows → null. Complete or quasi-complete separation (the MLE is infinite) →
  * null, detected as coefficients diverging past |β| > 30 or a singular information matrix;
  * a constant predictor column makes XᵀWX singular → null.
@@ -31,16 +31,18 @@ export interface LogisticFit {
   logLikelihood: number;
 }
 
+/**
+ * `rows`: the m design vectors, row-major (m·p numbers); `ones[r]` and `zeros[r]`: the weight of
+ * the y = 1 and of the y = 0 observations with design vector r.
+ */
 export function fitLogistic(
-  x: ArrayLike<number>,
-  y: ArrayLike<number>,
-  n: number,
+  rows: ArrayLike<number>,
+  ones: ArrayLike<number>,
+  zeros: ArrayLike<number>,
+  m: number,
   p: number,
-  weights?: ArrayLike<number>,
 ): LogisticFit | null {
-  if (n === 0) return null;
-  const { rows, ones, zeros } = mergeRows(x, y, n, p, weights);
-  const m = ones.length;
+  if (m === 0) return null;
   const eta = (b: Float64Array, r: number) => {
     let e = 0;
     for (let j = 0; j < p; j++) e += rows[r * p + j] * b[j];
@@ -107,47 +109,15 @@ export function fitLogistic(
   return null;
 }
 
-/**
- * The rows merged: one per distinct design vector (equal under SameValueZero), with the summed
- * weights of its y = 1 rows (`ones`) and of its y = 0 rows (`zeros`), in order of first appearance.
- */
-function mergeRows(x: ArrayLike<number>, y: ArrayLike<number>, n: number, p: number, weights?: ArrayLike<number>) {
-  const rows: number[] = [];
-  const ones: number[] = [];
-  const zeros: number[] = [];
-  // One Map per prefix of the design vector; the last column's Map holds the merged row's number.
-  const root = new Map<number, unknown>();
-  for (let i = 0; i < n; i++) {
-    let node = root;
-    for (let j = 0; j < p - 1; j++) {
-      let child = node.get(x[i * p + j]) as Map<number, unknown> | undefined;
-      if (!child) node.set(x[i * p + j], (child = new Map()));
-      node = child;
-    }
-    let r = node.get(x[i * p + p - 1]) as number | undefined;
-    if (r === undefined) {
-      r = ones.length;
-      node.set(x[i * p + p - 1], r);
-      for (let j = 0; j < p; j++) rows.push(x[i * p + j]);
-      ones.push(0);
-      zeros.push(0);
-    }
-    const w = weights ? weights[i] : 1;
-    if (y[i]) ones[r] += w;
-    else zeros[r] += w;
-  }
-  return { rows: Float64Array.from(rows), ones: Float64Array.from(ones), zeros: Float64Array.from(zeros) };
-}
-
 function softplus(t: number): number {
   return t > 0 ? t + Math.log1p(Math.exp(-t)) : Math.log1p(Math.exp(t));
 }
 
-/** (XᵀWX)⁻¹ at β, over the merged rows. */
+/** (XᵀWX)⁻¹ at β. */
 function informationInverse(
-  rows: Float64Array,
-  ones: Float64Array,
-  zeros: Float64Array,
+  rows: ArrayLike<number>,
+  ones: ArrayLike<number>,
+  zeros: ArrayLike<number>,
   p: number,
   beta: Float64Array,
 ): Float64Array | null {
@@ -162,19 +132,34 @@ function informationInverse(
   return spdInverse(info, p);
 }
 
-/** Fits P(y = 1) = σ(β0 + β1·x) for one predictor; returns β0, β1 and their SEs. */
+/**
+ * Fits P(y = 1) = σ(β0 + β1·x) for one predictor (y 0 or 1, each observation weighted, 1 by
+ * default); returns β0, β1 and their SEs. Observations with equal x (SameValueZero: −0 and +0
+ * give the same η) are grouped, in order of first appearance.
+ */
 export function fitSimpleLogistic(
   x: ArrayLike<number>,
   y: ArrayLike<number>,
   weights?: ArrayLike<number>,
 ): { beta0: number; beta1: number; seBeta0: number; seBeta1: number } | null {
-  const n = x.length;
-  const design = new Float64Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    design[2 * i] = 1;
-    design[2 * i + 1] = x[i];
+  const rows: number[] = [];
+  const ones: number[] = [];
+  const zeros: number[] = [];
+  const rowOf = new Map<number, number>();
+  for (let i = 0; i < x.length; i++) {
+    let r = rowOf.get(x[i]);
+    if (r === undefined) {
+      r = ones.length;
+      rowOf.set(x[i], r);
+      rows.push(1, x[i]);
+      ones.push(0);
+      zeros.push(0);
+    }
+    const w = weights ? weights[i] : 1;
+    if (y[i]) ones[r] += w;
+    else zeros[r] += w;
   }
-  const fit = fitLogistic(design, y, n, 2, weights);
+  const fit = fitLogistic(rows, ones, zeros, ones.length, 2);
   if (!fit) return null;
   return {
     beta0: fit.coefficients[0],

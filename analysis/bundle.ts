@@ -299,12 +299,14 @@ const VOTE_FACTS = ['response_ms', 'heard_to_end', 'seconds_listened', 'hidden_m
 type VoteFact = (typeof VOTE_FACTS)[number];
 type VoteFacts = Partial<Record<VoteFact, number>>;
 
-/** A fact column's value: empty = unknown (NaN, or −1 for heard_to_end); otherwise a number ≥ 0 (0/1 for heard_to_end). */
-function parseFacts(row: Record<string, string>, line: number): VoteFacts | BundleError {
+/**
+ * A fact column's value: empty = unknown (NaN, or −1 for heard_to_end); otherwise a number ≥ 0 (0/1 for heard_to_end).
+ * `columns`: the fact columns the file has (every row of a file has the same ones).
+ */
+function parseFacts(row: Record<string, string>, line: number, columns: readonly VoteFact[]): VoteFacts | BundleError {
   const facts: VoteFacts = {};
-  for (const column of VOTE_FACTS) {
+  for (const column of columns) {
     const text = row[column];
-    if (text === undefined) continue;
     const t = text.trim();
     const value = t === '' ? (column === 'heard_to_end' ? -1 : NaN) : Number(t);
     const ok = t === '' || (column === 'heard_to_end' ? t === '0' || t === '1' : Number.isFinite(value) && value >= 0);
@@ -569,6 +571,7 @@ function grow(v: VoteColumns): VoteColumns {
 
 /** The row checks shared by the CSV reader and the in-memory path: one handler per file. */
 function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<string, string>, line: number) => unknown> {
+  let factColumns: VoteFact[] | null = null;
   return {
     'items.csv': (row, line) => {
       const item = parseItem(row, line, builder.hasRatings);
@@ -582,7 +585,8 @@ function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<st
         if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
         vote = r.data;
       }
-      const facts = parseFacts(row, line);
+      factColumns ??= VOTE_FACTS.filter((c) => c in row);
+      const facts = parseFacts(row, line, factColumns);
       if (facts instanceof BundleError) return builder.reject(facts);
       builder.addVote(vote, line, facts);
     },

@@ -69,7 +69,7 @@ export function fitLogistic(
       const mu = 1 / (1 + Math.exp(-eta(beta, r)));
       const w = ones[r] + zeros[r];
       const v = w * mu * (1 - mu);
-      // Σ w (y − μ) over the merged rows
+      // Σ w·(y − μ) over the pattern's observations
       const residual = ones[r] - w * mu;
       for (let j = 0; j < p; j++) {
         const xrj = rows[r * p + j];

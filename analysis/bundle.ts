@@ -42,7 +42,7 @@ export interface BundleRating {
 }
 
 /** Ratings in columnar form, like VoteColumns: rating r is `score[r]` on item `item[r]` by `listener[r]`. */
-export interface RatingColumns {
+export interface RatingColumns extends AnswerFacts {
   length: number;
   item: Int32Array;
   listener: Int32Array;
@@ -81,7 +81,7 @@ export interface BundleListener {
 }
 
 /** Votes in columnar form: vote v is on item `item[v]` (index into items) by `listener[v]`. */
-export interface VoteColumns {
+export interface VoteColumns extends AnswerFacts {
   length: number;
   item: Int32Array;
   listener: Int32Array;
@@ -89,7 +89,10 @@ export interface VoteColumns {
   firstA: Uint8Array;
   /** 1 when caption a was chosen */
   chosenA: Uint8Array;
-  /** Facts the exclusion rules use, present when votes.csv has the column; NaN (−1) = empty. */
+}
+
+/** Facts the exclusion rules use, one per vote (rating), present when its file has the column; NaN (−1) = empty. */
+export interface AnswerFacts {
   responseMs?: Float64Array;
   heardToEnd?: Int8Array;
   secondsListened?: Float64Array;
@@ -294,7 +297,7 @@ const COLUMNS = {
 } as const;
 type BundleFile = keyof typeof COLUMNS;
 
-/** The further votes.csv columns the exclusion rules read, when present (spec §2). */
+/** The further votes.csv (and ratings.csv) columns the exclusion rules read, when present (spec §2). */
 const VOTE_FACTS = ['response_ms', 'heard_to_end', 'seconds_listened', 'hidden_ms'] as const;
 type VoteFact = (typeof VOTE_FACTS)[number];
 type VoteFacts = Partial<Record<VoteFact, number>>;
@@ -303,7 +306,7 @@ type VoteFacts = Partial<Record<VoteFact, number>>;
  * A fact column's value: empty = unknown (NaN, or −1 for heard_to_end); otherwise a number ≥ 0 (0/1 for heard_to_end).
  * `columns`: the fact columns the file has (every row of a file has the same ones).
  */
-function parseFacts(fields: Fields, at: ColumnIndex, line: number, columns: readonly VoteFact[]): VoteFacts | BundleError {
+function parseFacts(file: 'votes.csv' | 'ratings.csv', fields: Fields, at: ColumnIndex, line: number, columns: readonly VoteFact[]): VoteFacts | BundleError {
   const facts: VoteFacts = {};
   for (const column of columns) {
     const text = fields[at[column]];
@@ -312,7 +315,7 @@ function parseFacts(fields: Fields, at: ColumnIndex, line: number, columns: read
     const ok = t === '' || (column === 'heard_to_end' ? t === '0' || t === '1' : Number.isFinite(value) && value >= 0);
     if (!ok) {
       const expected = column === 'heard_to_end' ? '0, 1 or empty' : 'a number ≥ 0 or empty';
-      return new BundleError('votes.csv', line, column, `must be ${expected}, got "${text}"`, `invalid ${column}`);
+      return new BundleError(file, line, column, `must be ${expected}, got "${text}"`, `invalid ${column}`);
     }
     facts[column] = value;
   }
@@ -375,7 +378,8 @@ export class BundleBuilder {
   private readonly judgeScores: JudgeScore[] = [];
   private readonly seen = new SeenPairs();
   private votes: VoteColumns = emptyVotes(1024);
-  private readonly facts: Partial<Record<VoteFact, number[]>> = {};
+  private readonly facts: FactLists = {};
+  private readonly ratingFacts: FactLists = {};
   private listenerTable: Map<string, BundleListener> | null = null;
   private study: StudySettings | null = null;
   private readonly skipped: SkippedRows = { count: 0, by_reason: {} };
@@ -441,11 +445,7 @@ export class BundleBuilder {
     w.listener[w.length] = listener;
     w.firstA[w.length] = vote.first === 'a' ? 1 : 0;
     w.chosenA[w.length] = vote.chosen === 'a' ? 1 : 0;
-    // for…in rather than Object.entries: no arrays made per vote
-    for (const name in facts) {
-      const column = name as VoteFact;
-      (this.facts[column] ??= new Array<number>(w.length).fill(column === 'heard_to_end' ? -1 : NaN)).push(facts[column]!);
-    }
+    pushFacts(this.facts, w.length, facts);
     w.length++;
     return true;
   }
@@ -490,7 +490,7 @@ export class BundleBuilder {
     return this.ratings !== null;
   }
 
-  addRating(rating: BundleRating, line = 0): boolean {
+  addRating(rating: BundleRating, line = 0, facts: VoteFacts = {}): boolean {
     const refuse = (column: keyof BundleRating, problem: string, reason: string) => this.reject(new BundleError(
       'ratings.csv', line, `${COLUMNS['ratings.csv'].indexOf(column) + 1} (${column})`, problem, reason));
     const item = this.itemIndex.get(rating.item_id);
@@ -528,25 +528,39 @@ export class BundleBuilder {
     r.item[r.length] = item;
     r.listener[r.length] = listener;
     r.score[r.length] = rating.score;
+    pushFacts(this.ratingFacts, r.length, facts);
     r.length++;
     return true;
   }
 
   build(): Bundle {
-    const f = this.facts;
-    const n = this.votes.length;
-    const votes: VoteColumns = {
-      ...this.votes,
-      ...(f.response_ms && { responseMs: Float64Array.from(f.response_ms.slice(0, n)) }),
-      ...(f.heard_to_end && { heardToEnd: Int8Array.from(f.heard_to_end.slice(0, n)) }),
-      ...(f.seconds_listened && { secondsListened: Float64Array.from(f.seconds_listened.slice(0, n)) }),
-      ...(f.hidden_ms && { hiddenMs: Float64Array.from(f.hidden_ms.slice(0, n)) }),
-    };
+    const votes: VoteColumns = { ...this.votes, ...factArrays(this.facts, this.votes.length) };
+    const ratings = this.ratings && { ...this.ratings, ...factArrays(this.ratingFacts, this.ratings.length) };
     return {
       items: this.items, listeners: this.listeners, votes, judgeScores: this.judgeScores, skipped: this.skipped,
-      listenerTable: this.listenerTable, study: this.study, ratings: this.ratings,
+      listenerTable: this.listenerTable, study: this.study, ratings,
     };
   }
+}
+
+type FactLists = Partial<Record<VoteFact, number[]>>;
+
+/** Appends answer `n`'s facts; a column first seen at answer n is back-filled with "empty". */
+function pushFacts(lists: FactLists, n: number, facts: VoteFacts): void {
+  // for…in rather than Object.entries: no arrays made per answer
+  for (const name in facts) {
+    const column = name as VoteFact;
+    (lists[column] ??= new Array<number>(n).fill(column === 'heard_to_end' ? -1 : NaN)).push(facts[column]!);
+  }
+}
+
+function factArrays(f: FactLists, n: number): AnswerFacts {
+  return {
+    ...(f.response_ms && { responseMs: Float64Array.from(f.response_ms.slice(0, n)) }),
+    ...(f.heard_to_end && { heardToEnd: Int8Array.from(f.heard_to_end.slice(0, n)) }),
+    ...(f.seconds_listened && { secondsListened: Float64Array.from(f.seconds_listened.slice(0, n)) }),
+    ...(f.hidden_ms && { hiddenMs: Float64Array.from(f.hidden_ms.slice(0, n)) }),
+  };
 }
 
 function emptyVotes(capacity: number): VoteColumns {
@@ -586,6 +600,7 @@ function rowObject(fields: Fields, at: ColumnIndex): Record<string, string> {
 /** The row checks shared by the CSV reader and the in-memory path: one handler per file. */
 function rowHandlers(builder: BundleBuilder): Record<BundleFile, RowHandler> {
   let factColumns: VoteFact[] | null = null;
+  let ratingFactColumns: VoteFact[] | null = null;
   return {
     'items.csv': (fields, at, line) => {
       const item = parseItem(fields, at, line, builder.hasRatings);
@@ -600,7 +615,7 @@ function rowHandlers(builder: BundleBuilder): Record<BundleFile, RowHandler> {
         vote = r.data;
       }
       factColumns ??= VOTE_FACTS.filter((c) => c in at);
-      const facts = parseFacts(fields, at, line, factColumns);
+      const facts = parseFacts('votes.csv', fields, at, line, factColumns);
       if (facts instanceof BundleError) return builder.reject(facts);
       builder.addVote(vote, line, facts);
     },
@@ -629,7 +644,10 @@ function rowHandlers(builder: BundleBuilder): Record<BundleFile, RowHandler> {
     'ratings.csv': (fields, at, line) => {
       const r = ratingRow.safeParse(rowObject(fields, at));
       if (!r.success) return builder.reject(zodError('ratings.csv', line, r.error, COLUMNS['ratings.csv']));
-      builder.addRating(r.data, line);
+      ratingFactColumns ??= VOTE_FACTS.filter((c) => c in at);
+      const facts = parseFacts('ratings.csv', fields, at, line, ratingFactColumns);
+      if (facts instanceof BundleError) return builder.reject(facts);
+      builder.addRating(r.data, line, facts);
     },
   };
 }

@@ -152,12 +152,6 @@ function resolveSystems(patterns: readonly string[], known: ReadonlySet<string>)
   return new Map(patterns.map((p) => [p, p.endsWith('*') ? [...known].filter((s) => s.startsWith(p.slice(0, -1))).sort() : known.has(p) ? [p] : []]));
 }
 
-function samplingField(error: SamplingError): string {
-  if (/minPerSystem|cover every system|cannot reach/.test(error.message)) return 'minPerSystem';
-  if (/maxPerUtterance/.test(error.message)) return 'maxPerUtterance';
-  return 'count';
-}
-
 /** What a trial kind's planner (studies/trials) draws on, and where it reports what cannot be satisfied. */
 export interface PlanContext {
   manifest: ManifestView;
@@ -225,7 +219,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
     },
     samplingProblem(error) {
       if (!(error instanceof SamplingError)) throw error;
-      problem(['items', samplingField(error)], error.message);
+      problem(['items', error.field], error.message);
     },
     generatedChecks(config, items) {
       const candidates: AttentionCandidate[] = manifest

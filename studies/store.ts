@@ -1,4 +1,4 @@
-import type { Db } from '../db/open';
+import { perConnection, type Db } from '../db/open';
 import type { ItemKind, StudyStatus } from '../contract/constants';
 import type { TrialKind } from '../contract/trials';
 import type { PlannedItem } from './build';
@@ -169,12 +169,5 @@ function createStudyStore(db: Db) {
 }
 export type StudyStore = ReturnType<typeof createStudyStore>;
 
-// Builds, sessions and status changes call in with the same connection again and again: its statements are compiled once.
-const stores = new WeakMap<Db, StudyStore>();
-
 /** The studies' store on this connection. */
-export function studyStore(db: Db): StudyStore {
-  let store = stores.get(db);
-  if (!store) stores.set(db, (store = createStudyStore(db)));
-  return store;
-}
+export const studyStore: (db: Db) => StudyStore = perConnection(createStudyStore);

@@ -82,11 +82,12 @@ export async function benchTurnaround(options: BenchOptions): Promise<Figure[]> 
   try {
     const runs: { turnaround: number[]; roundTrip: number[] }[] = [];
     let scripts: { url: string; bytes: number; gzip: number }[] = [];
-    // What a listener asks of the media routes per trial (bench/README.md, capacity): requests and
-    // the bytes the server answers with (Content-Length of each 200/206).
-    const media: { audioRequests: number; peaksRequests: number; bytes: number }[] = [];
+    // What a listener asks of the server per trial (bench/README.md, capacity): media requests and
+    // the bytes the server answers with (Content-Length of each 200/206), and requests to the
+    // session routes (/api/sessions, /api/session/...: votes, state, screening).
+    const media: { audioRequests: number; peaksRequests: number; bytes: number; apiRequests: number }[] = [];
     for (let run = 0; run < options.runs; run++) {
-      const asked = { audioRequests: 0, peaksRequests: 0, bytes: 0 };
+      const asked = { audioRequests: 0, peaksRequests: 0, bytes: 0, apiRequests: 0 };
       media.push(asked);
       const context = await browser.newContext();
       const page = await context.newPage();
@@ -98,7 +99,7 @@ export async function benchTurnaround(options: BenchOptions): Promise<Figure[]> 
           if (path.endsWith('/audio')) asked.audioRequests++;
           else asked.peaksRequests++;
           asked.bytes += Number(response.headers()['content-length'] ?? 0);
-        }
+        } else if (path.startsWith('/api/session')) asked.apiRequests++;
         if (response.request().resourceType() === 'script' || type.includes('javascript')) {
           loaded.push(response.body().then((body) => ({ url: new URL(response.url()).pathname, bytes: body.length, gzip: gzipSync(body).length })));
         }
@@ -123,6 +124,7 @@ export async function benchTurnaround(options: BenchOptions): Promise<Figure[]> 
           trialsPerSession: TRIALS,
           mediaPerTrial: media.map((m) => ({
             audioRequests: m.audioRequests / TRIALS, peaksRequests: m.peaksRequests / TRIALS, kib: Math.round(m.bytes / TRIALS / 102.4) / 10,
+            apiRequests: m.apiRequests / TRIALS,
           })),
           transitions: runs.map((r) => r.turnaround.map((t) => Math.round(t * 10) / 10)), pooledP95: quantile(pooled, 0.95) },
       }),

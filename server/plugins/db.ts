@@ -41,9 +41,6 @@ export interface DbPluginOptions {
 export const dbPlugin = fp<DbPluginOptions>(
   async (app, options) => {
     const db = openDatabase(options.file, { synchronous: options.synchronous });
-    // The vote writer's checkpointer thread copies the WAL into the file; a commit here (a session
-    // start, say) must not run a checkpoint, with its fsync, on the event loop.
-    db.pragma('wal_autocheckpoint = 0');
     const store = repositories(db);
     const writer = await startVoteWriter(options.file, options.synchronous);
     const voteCommits = new GroupCommit((batch: VoteInput[]) => writer.commit(batch));

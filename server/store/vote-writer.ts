@@ -7,12 +7,8 @@ import { batchCommitter, type Outcome } from '../../db/group-commit';
 import { openDatabase, type Synchronous } from '../../db/open';
 
 interface WriterData {
-  voteWriter?: { file: string; synchronous: Synchronous };
-  checkpointer?: { file: string };
+  voteWriter: { file: string; synchronous: Synchronous };
 }
-
-/** How often the checkpointer copies committed WAL pages into the database file. */
-const CHECKPOINT_EVERY_MS = 250;
 type SentError = { http: [number, string, string, string | undefined] } | { message: string };
 type SentOutcome = { ok: true; value: VoteAck } | { ok: false; error: SentError };
 /** Batches and their outcomes cross between the threads as JSON text: cloning a string is a copy, while structured cloning of a batch's objects cost the event loop more than the rest of a vote's routing. */
@@ -29,15 +25,9 @@ export interface VoteWriter {
  * the commit (an fsync with synchronous=FULL, milliseconds for a batch of scattered index pages)
  * and the vote statements run beside the event loop instead of stalling every other request.
  */
-export async function startVoteWriter(file: string, synchronous: Synchronous): Promise<VoteWriter> {
-  const thread = (data: WriterData) => new Worker(new URL('./vote-writer-thread.mjs', import.meta.url), { workerData: data });
-  const worker = thread({ voteWriter: { file, synchronous } });
-  // Checkpoints (copying the WAL into the database file, with its own fsync) run in a third
-  // thread, so no batch waits for one. Should that thread stop, the writer checkpoints again as SQLite does by default.
-  const checkpointer = thread({ checkpointer: { file } });
-  const checkpointerStopped = () => worker.postMessage({ autocheckpoint: true });
-  checkpointer.on('error', checkpointerStopped);
-  checkpointer.on('exit', checkpointerStopped);
+export function startVoteWriter(file: string, synchronous: Synchronous): Promise<VoteWriter> {
+  const data: WriterData = { voteWriter: { file, synchronous } };
+  const worker = new Worker(new URL('./vote-writer-thread.mjs', import.meta.url), { workerData: data });
   const pending = new Map<number, { resolve: (o: Outcome<VoteAck>[]) => void; reject: (e: unknown) => void }>();
   let nextId = 0;
   let crashed: Error | null = null;
@@ -64,25 +54,18 @@ export async function startVoteWriter(file: string, synchronous: Synchronous): P
         worker.postMessage({ id, batch: JSON.stringify(batch) });
       });
     },
-    async close() {
-      const stop = (thread: Worker) => {
-        thread.removeAllListeners('exit');
-        const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
-        thread.postMessage({ close: true });
-        return exited;
-      };
-      await stop(checkpointer);
-      await stop(worker);
+    close() {
+      worker.removeAllListeners('exit');
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage({ close: true });
+      return exited;
     },
   };
-  // Ready once each thread has opened (and migrated) its connection.
-  const ready = (thread: Worker) =>
-    new Promise<void>((resolve, reject) => {
-      thread.once('message', () => resolve());
-      thread.once('error', reject);
-    });
-  await Promise.all([ready(worker), ready(checkpointer)]);
-  return writer;
+  // Ready once the thread has opened (and migrated) its connection.
+  return new Promise((resolve, reject) => {
+    worker.once('message', () => resolve(writer));
+    worker.once('error', reject);
+  });
 }
 
 const revive = (sent: SentError): unknown =>
@@ -93,14 +76,13 @@ const send = (error: unknown): SentError =>
     ? { http: [error.statusCode, error.code, error.message, error.field] }
     : { message: error instanceof Error ? error.message : String(error) };
 
-if (!isMainThread && (workerData as WriterData | null)?.voteWriter) {
-  const { file, synchronous } = (workerData as WriterData).voteWriter!;
+if (!isMainThread && (workerData as Partial<WriterData> | null)?.voteWriter) {
+  const { file, synchronous } = (workerData as WriterData).voteWriter;
   const db = openDatabase(file, { synchronous });
   // Votes touch index pages all over the file (random vote and listener ids); a 64 MiB cache
-  // keeps them from being read again for every batch.
+  // keeps them from being read again for every batch. (A longer checkpoint interval was tried:
+  // fewer but longer checkpoints, and p99 latency got worse.)
   db.pragma('cache_size = -65536');
-  // The checkpointer thread checkpoints; a COMMIT here only appends to the WAL and syncs it.
-  db.pragma('wal_autocheckpoint = 0');
   const votes = voteRepository(db);
   const studies = studyRepository(db);
   // Each study of a batch is read once, inside the batch's transaction: a status change or an
@@ -113,14 +95,10 @@ if (!isMainThread && (workerData as WriterData | null)?.voteWriter) {
   };
   // record() throws its refusals (HttpError) before it writes anything.
   const commit = batchCommitter(db, (input: VoteInput) => votes.record(input, studyOf(input.listener.studyId)), (e) => e instanceof HttpError);
-  parentPort!.on('message', (message: { id: number; batch: string } | { close: true } | { autocheckpoint: true }) => {
+  parentPort!.on('message', (message: { id: number; batch: string } | { close: true }) => {
     if ('close' in message) {
       db.close();
       process.exit(0);
-    }
-    if ('autocheckpoint' in message) {
-      db.pragma('wal_autocheckpoint = 1000');
-      return;
     }
     const { id, batch } = message;
     let reply: Reply;
@@ -132,18 +110,6 @@ if (!isMainThread && (workerData as WriterData | null)?.voteWriter) {
       reply = { id, failed: error instanceof Error ? error.message : String(error) };
     }
     parentPort!.postMessage(reply);
-  });
-  parentPort!.postMessage('ready');
-}
-
-if (!isMainThread && (workerData as WriterData | null)?.checkpointer) {
-  const db = openDatabase((workerData as WriterData).checkpointer!.file);
-  // PASSIVE: copies what no reader still needs and never waits for, or blocks, the vote writer.
-  const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), CHECKPOINT_EVERY_MS);
-  parentPort!.on('message', () => {
-    clearInterval(timer);
-    db.close();
-    process.exit(0);
   });
   parentPort!.postMessage('ready');
 }

@@ -1,7 +1,3 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
@@ -110,32 +106,5 @@ describe('votes with a remembered session token', () => {
       expect(refused.body.error).toBe('invalid_session');
     }
     expect((await vote(token, 1)).status).toBe(200);
-  });
-});
-
-describe('checkpoints', () => {
-  it('copies acknowledged votes from the WAL into the database file beside the vote writer', async () => {
-    const { token } = await start('large');
-    for (let position = 0; position < 5; position++) expect((await vote(token, position)).status).toBe(200);
-    const { id } = listenerOf(token);
-    // The database file alone (no -wal beside it) holds them once a checkpoint ran; no connection
-    // of the server checkpoints on commit, so only the checkpointer thread can have put them there.
-    const inFile = () => {
-      const dir = mkdtempSync(join(tmpdir(), 'earmark-file-only-'));
-      try {
-        copyFileSync(databaseFile({ dataDir: server.dataDir }), join(dir, 'copy.db'));
-        const copy = new Database(join(dir, 'copy.db'), { readonly: true });
-        try {
-          return (copy.prepare('SELECT count(*) AS n FROM votes WHERE listener_id = ?').get(id) as { n: number }).n;
-        } finally {
-          copy.close();
-        }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    };
-    const deadline = Date.now() + 5000;
-    while (inFile() < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(inFile()).toBe(5);
   });
 });

@@ -126,7 +126,6 @@ export const VoteAck = z.object({
   voteId: z.string(),
   position: z.number().int(),
   serverTs: z.string(),
-  progress: Progress,
   /**
    * Practice trials only: whether the answer matched the intended one; a rating's feedback also
    * says the intended score (the scale point the practice clip was meant to get).

@@ -35,7 +35,7 @@ function vote(position: number, choice: 1 | 2 = 1, token = 't1'): QueuedVote {
 }
 
 function ackFor(v: QueuedVote): VoteAck {
-  return { voteId: v.body.voteId, position: v.body.position, serverTs: 'now', progress: { done: 1, total: 3 }, feedback: null };
+  return { voteId: v.body.voteId, position: v.body.position, serverTs: 'now', feedback: null };
 }
 
 const fast = { baseDelayMs: 1, maxDelayMs: 4 };

@@ -46,7 +46,6 @@ const voteAckJson = (ack: VoteAck): string =>
     voteId: ack.voteId,
     position: ack.position,
     serverTs: ack.serverTs,
-    progress: { done: ack.progress.done, total: ack.progress.total },
     feedback: ack.feedback && { correct: ack.feedback.correct, score: ack.feedback.score },
   });
 

@@ -8,7 +8,6 @@ import type { StudyRow } from './studies';
 import { practiceFeedback, trialKinds, type AnswerColumns } from './trials';
 
 interface StoredVote extends AnswerColumns {
-  rowid: number;
   listener_id: string;
   position: number;
   server_ts: string;
@@ -24,10 +23,11 @@ export interface VoteInput {
 
 export function voteRepository(db: Db) {
   const byId = db.prepare<[string], StoredVote>(`
-    SELECT v.rowid, v.listener_id, v.position, v.first, v.chosen, v.score, v.server_ts, i.kind, i.trial_kind, i.expected
+    SELECT v.listener_id, v.position, v.first, v.chosen, v.score, v.server_ts, i.kind, i.trial_kind, i.expected
     FROM votes v JOIN items i ON i.id = v.item_id WHERE v.id = ?`);
   // Everything a new vote needs in one statement: the trial, whether it is answered, whether the
-  // vote id was seen before (then the slow path below replays or refuses it), and the progress.
+  // vote id was seen before (then the slow path below replays or refuses it), and how far the session
+  // is (its last answer completes it).
   const trialFor = db.prepare<
     [string, string, number], // vote id, listener id, position
     {
@@ -49,11 +49,6 @@ export function voteRepository(db: Db) {
     INSERT INTO votes (id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened,
                        heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  // Counting by rowid makes a replayed acknowledgement report the progress of the original one.
-  const doneUpTo = db.prepare<[string, number], { n: number }>(
-    'SELECT count(*) AS n FROM votes WHERE listener_id = ? AND rowid <= ?',
-  );
-  const total = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM assignments WHERE listener_id = ?');
   const complete = db.prepare(`
     UPDATE listeners SET completed_at = ?, completion_code = ?
     WHERE id = ? AND completed_at IS NULL`);
@@ -63,7 +58,6 @@ export function voteRepository(db: Db) {
     voteId,
     position: stored.position,
     serverTs: stored.server_ts,
-    progress: { done: doneUpTo.get(stored.listener_id, stored.rowid)!.n, total: total.get(stored.listener_id)!.n },
     feedback: practiceFeedback(stored, stored),
   });
 
@@ -106,7 +100,6 @@ export function voteRepository(db: Db) {
         voteId: vote.voteId,
         position: vote.position,
         serverTs,
-        progress: { done, total: trial.total },
         feedback: practiceFeedback(trial, answer),
       };
     },

@@ -55,7 +55,8 @@ describe('votes with a remembered session token', () => {
       for (const session of [large[0], later, large[1]]) {
         const ack = await vote(session.token, position);
         expect(ack.status).toBe(200);
-        expect(ack.body.progress).toEqual({ done: position + 1, total: session.state.progress.total });
+        expect(ack.body.position).toBe(position);
+        expect((await call(`${server.url}/api/session`, { token: session.token })).body.progress).toEqual({ done: position + 1, total: session.state.progress.total });
       }
     }
     for (const session of [...large, later]) {

@@ -93,7 +93,7 @@ async function practiceFeedback(trial: Locator, item: { kind: string; expected: 
     await expect(trial).toBeHidden({ timeout: 20_000 });
     return null;
   }
-  await expect(trial.getByRole('alert')).toHaveText(`Not quite — the intended rating is ${item.expected} (${ACR[Number(item.expected) - 1]}).`, { timeout: 20_000 });
+  await expect(trial.getByRole('alert').locator('p')).toHaveText(`Not quite — the intended rating is ${item.expected} (${ACR[Number(item.expected) - 1]}).`, { timeout: 20_000 });
   return go;
 }
 

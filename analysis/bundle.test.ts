@@ -98,6 +98,15 @@ describe('writeBundle / readBundle', () => {
   });
 });
 
+it('reads item ids and systems trimmed, as the schema makes them', async () => {
+  const dir = await tempDir();
+  await writeFiles(dir, { 'items.csv': 'item_id,utterance_id,system_a,system_b,attention,expected\n i1 ,u1 , A,B ,0,\nc1,\tu2,T,F,1,b\n', 'votes.csv': goodVotes, 'judge_scores.csv': goodScores });
+  expect((await readBundle(dir)).items).toEqual([
+    { item_id: 'i1', utterance_id: 'u1', system_a: 'A', system_b: 'B', attention: false, expected: null },
+    { item_id: 'c1', utterance_id: 'u2', system_a: 'T', system_b: 'F', attention: true, expected: 'b' },
+  ]);
+});
+
 describe('readBundle refuses bad input naming file, line and column', () => {
   it('missing file', async () => {
     const dir = await tempDir();
@@ -132,6 +141,14 @@ describe('readBundle refuses bad input naming file, line and column', () => {
   it('attention item without an expected answer', async () => {
     const e = await refusal({ 'items.csv': goodItems + 'c2,u9,T,F,1,\n' });
     expect([e.file, e.line, e.column]).toEqual(['items.csv', 4, '6 (expected)']);
+  });
+  it('items: same systems, attention without 0/1, expected on an ordinary item (the checks the hand path leaves to the schema)', async () => {
+    const same = await refusal({ 'items.csv': goodItems + 'i2,u9, A ,A,0,\n' });
+    expect([same.line, same.column, same.problem]).toEqual([4, '4 (system_b)', 'must differ from system_a']);
+    const attention = await refusal({ 'items.csv': goodItems + 'i2,u9,A,B, 1,a\n' });
+    expect([attention.line, attention.column, attention.problem]).toEqual([4, '5 (attention)', 'must be 0 or 1']);
+    const expected = await refusal({ 'items.csv': goodItems + 'i2,u9,A,B,0,a\n' });
+    expect([expected.line, expected.column, expected.problem]).toEqual([4, '6 (expected)', 'must be empty for a non-attention item']);
   });
   it('a row with the wrong number of fields', async () => {
     const e = await refusal({ 'votes.csv': goodVotes + 'i1,L3,a\n' });

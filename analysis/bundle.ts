@@ -42,7 +42,7 @@ export interface BundleRating {
 }
 
 /** Ratings in columnar form, like VoteColumns: rating r is `score[r]` on item `item[r]` by `listener[r]`. */
-export interface RatingColumns {
+export interface RatingColumns extends AnswerFacts {
   length: number;
   item: Int32Array;
   listener: Int32Array;
@@ -81,7 +81,7 @@ export interface BundleListener {
 }
 
 /** Votes in columnar form: vote v is on item `item[v]` (index into items) by `listener[v]`. */
-export interface VoteColumns {
+export interface VoteColumns extends AnswerFacts {
   length: number;
   item: Int32Array;
   listener: Int32Array;
@@ -89,7 +89,10 @@ export interface VoteColumns {
   firstA: Uint8Array;
   /** 1 when caption a was chosen */
   chosenA: Uint8Array;
-  /** Facts the exclusion rules use, present when votes.csv has the column; NaN (−1) = empty. */
+}
+
+/** Facts the exclusion rules use, one per vote (rating), present when its file has the column; NaN (−1) = empty. */
+export interface AnswerFacts {
   responseMs?: Float64Array;
   heardToEnd?: Int8Array;
   secondsListened?: Float64Array;
@@ -180,8 +183,11 @@ const ratingItemRow = z
   });
 
 /** An items.csv row: a pair item, or, in a bundle with ratings.csv, a rating item (system_b empty). */
-function parseItem(row: Record<string, unknown>, line: number, ratings: boolean): BundleItem | BundleError {
-  const systemB = typeof row.system_b === 'string' ? row.system_b.trim() : row.system_b;
+function parseItem(fields: Fields, at: ColumnIndex, line: number, ratings: boolean): BundleItem | BundleError {
+  const plain = plainItem(fields, at);
+  if (plain) return plain;
+  const row = rowObject(fields, at);
+  const systemB = row.system_b.trim();
   if (systemB !== '') {
     const r = itemRow.safeParse(row);
     if (!r.success) return zodError('items.csv', line, r.error, COLUMNS['items.csv']);
@@ -246,25 +252,38 @@ const listenerRow = z.object({
 });
 
 /*
- * A million rows through zod cost more than reading them, so the two largest files are checked
- * first by hand: a row these accept is exactly what voteRow / scoreRow would make of it (ids
- * trimmed and not empty, sides a or b, a finite score); any other row goes through the schema,
- * which gives its refusal.
+ * A million rows through zod cost more than reading them, so items, votes and judge scores are
+ * checked first by hand: a row these accept is exactly what itemRow / voteRow / scoreRow would
+ * make of it (ids trimmed and not empty, sides a or b, a finite score); any other row goes through
+ * the schema, which gives its refusal.
  */
-function plainVote(row: Record<string, string>): z.output<typeof voteRow> | null {
-  const { first, chosen } = row;
-  const item_id = typeof row.item_id === 'string' ? row.item_id.trim() : '';
-  const listener_id = typeof row.listener_id === 'string' ? row.listener_id.trim() : '';
+function plainVote(fields: Fields, at: ColumnIndex): z.output<typeof voteRow> | null {
+  const first = fields[at.first];
+  const chosen = fields[at.chosen];
+  const item_id = fields[at.item_id].trim();
+  const listener_id = fields[at.listener_id].trim();
   if (item_id === '' || listener_id === '' || (first !== 'a' && first !== 'b') || (chosen !== 'a' && chosen !== 'b')) return null;
   return { item_id, listener_id, first, chosen };
 }
 
-function plainScore(row: Record<string, string>): JudgeScore | null {
-  const { utterance_id, system, judge, run, score } = row;
-  if (typeof utterance_id !== 'string' || typeof system !== 'string' || typeof judge !== 'string' || typeof run !== 'string' || typeof score !== 'string') return null;
-  const scoreText = score.trim();
+/** A pair item exactly as itemRow would make it (ids trimmed, not empty; two systems; attention and expected agreeing), else null. */
+function plainItem(fields: Fields, at: ColumnIndex): BundleItem | null {
+  const attention = fields[at.attention];
+  const expected = fields[at.expected];
+  const item_id = fields[at.item_id].trim();
+  const utterance_id = fields[at.utterance_id].trim();
+  const system_a = fields[at.system_a].trim();
+  const system_b = fields[at.system_b].trim();
+  if (item_id === '' || utterance_id === '' || system_a === '' || system_b === '' || system_a === system_b) return null;
+  if (attention === '0' && expected === '') return { item_id, utterance_id, system_a, system_b, attention: false, expected: null };
+  if (attention === '1' && (expected === 'a' || expected === 'b')) return { item_id, utterance_id, system_a, system_b, attention: true, expected };
+  return null;
+}
+
+function plainScore(fields: Fields, at: ColumnIndex): JudgeScore | null {
+  const scoreText = fields[at.score].trim();
   const value = Number(scoreText);
-  const out = { utterance_id: utterance_id.trim(), system: system.trim(), judge: judge.trim(), run: run.trim(), score: value };
+  const out = { utterance_id: fields[at.utterance_id].trim(), system: fields[at.system].trim(), judge: fields[at.judge].trim(), run: fields[at.run].trim(), score: value };
   if (out.utterance_id === '' || out.system === '' || out.judge === '' || out.run === '' || scoreText === '' || !Number.isFinite(value)) return null;
   return out;
 }
@@ -278,23 +297,25 @@ const COLUMNS = {
 } as const;
 type BundleFile = keyof typeof COLUMNS;
 
-/** The further votes.csv columns the exclusion rules read, when present (spec §2). */
+/** The further votes.csv (and ratings.csv) columns the exclusion rules read, when present (spec §2). */
 const VOTE_FACTS = ['response_ms', 'heard_to_end', 'seconds_listened', 'hidden_ms'] as const;
 type VoteFact = (typeof VOTE_FACTS)[number];
 type VoteFacts = Partial<Record<VoteFact, number>>;
 
-/** A fact column's value: empty = unknown (NaN, or −1 for heard_to_end); otherwise a number ≥ 0 (0/1 for heard_to_end). */
-function parseFacts(row: Record<string, string>, line: number): VoteFacts | BundleError {
+/**
+ * A fact column's value: empty = unknown (NaN, or −1 for heard_to_end); otherwise a number ≥ 0 (0/1 for heard_to_end).
+ * `columns`: the fact columns the file has (every row of a file has the same ones).
+ */
+function parseFacts(file: 'votes.csv' | 'ratings.csv', fields: Fields, at: ColumnIndex, line: number, columns: readonly VoteFact[]): VoteFacts | BundleError {
   const facts: VoteFacts = {};
-  for (const column of VOTE_FACTS) {
-    const text = row[column];
-    if (text === undefined) continue;
+  for (const column of columns) {
+    const text = fields[at[column]];
     const t = text.trim();
     const value = t === '' ? (column === 'heard_to_end' ? -1 : NaN) : Number(t);
     const ok = t === '' || (column === 'heard_to_end' ? t === '0' || t === '1' : Number.isFinite(value) && value >= 0);
     if (!ok) {
       const expected = column === 'heard_to_end' ? '0, 1 or empty' : 'a number ≥ 0 or empty';
-      return new BundleError('votes.csv', line, column, `must be ${expected}, got "${text}"`, `invalid ${column}`);
+      return new BundleError(file, line, column, `must be ${expected}, got "${text}"`, `invalid ${column}`);
     }
     facts[column] = value;
   }
@@ -357,7 +378,8 @@ export class BundleBuilder {
   private readonly judgeScores: JudgeScore[] = [];
   private readonly seen = new SeenPairs();
   private votes: VoteColumns = emptyVotes(1024);
-  private readonly facts: Partial<Record<VoteFact, number[]>> = {};
+  private readonly facts: FactLists = {};
+  private readonly ratingFacts: FactLists = {};
   private listenerTable: Map<string, BundleListener> | null = null;
   private study: StudySettings | null = null;
   private readonly skipped: SkippedRows = { count: 0, by_reason: {} };
@@ -423,11 +445,7 @@ export class BundleBuilder {
     w.listener[w.length] = listener;
     w.firstA[w.length] = vote.first === 'a' ? 1 : 0;
     w.chosenA[w.length] = vote.chosen === 'a' ? 1 : 0;
-    // for…in rather than Object.entries: no arrays made per vote
-    for (const name in facts) {
-      const column = name as VoteFact;
-      (this.facts[column] ??= new Array<number>(w.length).fill(column === 'heard_to_end' ? -1 : NaN)).push(facts[column]!);
-    }
+    pushFacts(this.facts, w.length, facts);
     w.length++;
     return true;
   }
@@ -451,6 +469,15 @@ export class BundleBuilder {
   }
 
   addJudgeScore(score: JudgeScore): void {
+    // A row usually repeats the previous row's utterance, system, judge or run: it then keeps the
+    // previous row's string, so the bundle holds one copy of a repeated name, not one per row.
+    const last = this.judgeScores.at(-1);
+    if (last) {
+      if (score.utterance_id === last.utterance_id) score.utterance_id = last.utterance_id;
+      if (score.system === last.system) score.system = last.system;
+      if (score.judge === last.judge) score.judge = last.judge;
+      if (score.run === last.run) score.run = last.run;
+    }
     this.judgeScores.push(score);
   }
 
@@ -463,7 +490,7 @@ export class BundleBuilder {
     return this.ratings !== null;
   }
 
-  addRating(rating: BundleRating, line = 0): boolean {
+  addRating(rating: BundleRating, line = 0, facts: VoteFacts = {}): boolean {
     const refuse = (column: keyof BundleRating, problem: string, reason: string) => this.reject(new BundleError(
       'ratings.csv', line, `${COLUMNS['ratings.csv'].indexOf(column) + 1} (${column})`, problem, reason));
     const item = this.itemIndex.get(rating.item_id);
@@ -501,25 +528,39 @@ export class BundleBuilder {
     r.item[r.length] = item;
     r.listener[r.length] = listener;
     r.score[r.length] = rating.score;
+    pushFacts(this.ratingFacts, r.length, facts);
     r.length++;
     return true;
   }
 
   build(): Bundle {
-    const f = this.facts;
-    const n = this.votes.length;
-    const votes: VoteColumns = {
-      ...this.votes,
-      ...(f.response_ms && { responseMs: Float64Array.from(f.response_ms.slice(0, n)) }),
-      ...(f.heard_to_end && { heardToEnd: Int8Array.from(f.heard_to_end.slice(0, n)) }),
-      ...(f.seconds_listened && { secondsListened: Float64Array.from(f.seconds_listened.slice(0, n)) }),
-      ...(f.hidden_ms && { hiddenMs: Float64Array.from(f.hidden_ms.slice(0, n)) }),
-    };
+    const votes: VoteColumns = { ...this.votes, ...factArrays(this.facts, this.votes.length) };
+    const ratings = this.ratings && { ...this.ratings, ...factArrays(this.ratingFacts, this.ratings.length) };
     return {
       items: this.items, listeners: this.listeners, votes, judgeScores: this.judgeScores, skipped: this.skipped,
-      listenerTable: this.listenerTable, study: this.study, ratings: this.ratings,
+      listenerTable: this.listenerTable, study: this.study, ratings,
     };
   }
+}
+
+type FactLists = Partial<Record<VoteFact, number[]>>;
+
+/** Appends answer `n`'s facts; a column first seen at answer n is back-filled with "empty". */
+function pushFacts(lists: FactLists, n: number, facts: VoteFacts): void {
+  // for…in rather than Object.entries: no arrays made per answer
+  for (const name in facts) {
+    const column = name as VoteFact;
+    (lists[column] ??= new Array<number>(n).fill(column === 'heard_to_end' ? -1 : NaN)).push(facts[column]!);
+  }
+}
+
+function factArrays(f: FactLists, n: number): AnswerFacts {
+  return {
+    ...(f.response_ms && { responseMs: Float64Array.from(f.response_ms.slice(0, n)) }),
+    ...(f.heard_to_end && { heardToEnd: Int8Array.from(f.heard_to_end.slice(0, n)) }),
+    ...(f.seconds_listened && { secondsListened: Float64Array.from(f.seconds_listened.slice(0, n)) }),
+    ...(f.hidden_ms && { hiddenMs: Float64Array.from(f.hidden_ms.slice(0, n)) }),
+  };
 }
 
 function emptyVotes(capacity: number): VoteColumns {
@@ -542,35 +583,53 @@ function grow(v: VoteColumns): VoteColumns {
   return next;
 }
 
+/**
+ * A row as its fields, and each column's field number (one object per file): the two largest
+ * files are read without an object per row; rowObject makes one where a schema needs it.
+ */
+type Fields = readonly string[];
+type ColumnIndex = Readonly<Record<string, number>>;
+type RowHandler = (fields: Fields, at: ColumnIndex, line: number) => unknown;
+
+function rowObject(fields: Fields, at: ColumnIndex): Record<string, string> {
+  const row: Record<string, string> = {};
+  for (const column in at) row[column] = fields[at[column]];
+  return row;
+}
+
 /** The row checks shared by the CSV reader and the in-memory path: one handler per file. */
-function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<string, string>, line: number) => unknown> {
+function rowHandlers(builder: BundleBuilder): Record<BundleFile, RowHandler> {
+  let factColumns: VoteFact[] | null = null;
+  let ratingFactColumns: VoteFact[] | null = null;
   return {
-    'items.csv': (row, line) => {
-      const item = parseItem(row, line, builder.hasRatings);
+    'items.csv': (fields, at, line) => {
+      const item = parseItem(fields, at, line, builder.hasRatings);
       if (item instanceof BundleError) return builder.reject(item);
       builder.addItem(item, line);
     },
-    'votes.csv': (row, line) => {
-      let vote = plainVote(row);
+    'votes.csv': (fields, at, line) => {
+      let vote = plainVote(fields, at);
       if (!vote) {
-        const r = voteRow.safeParse(row);
+        const r = voteRow.safeParse(rowObject(fields, at));
         if (!r.success) return builder.reject(zodError('votes.csv', line, r.error, COLUMNS['votes.csv']));
         vote = r.data;
       }
-      const facts = parseFacts(row, line);
+      factColumns ??= VOTE_FACTS.filter((c) => c in at);
+      const facts = parseFacts('votes.csv', fields, at, line, factColumns);
       if (facts instanceof BundleError) return builder.reject(facts);
       builder.addVote(vote, line, facts);
     },
-    'judge_scores.csv': (row, line) => {
-      let score = plainScore(row);
+    'judge_scores.csv': (fields, at, line) => {
+      let score = plainScore(fields, at);
       if (!score) {
-        const r = scoreRow.safeParse(row);
+        const r = scoreRow.safeParse(rowObject(fields, at));
         if (!r.success) return builder.reject(zodError('judge_scores.csv', line, r.error, COLUMNS['judge_scores.csv']));
         score = r.data;
       }
       builder.addJudgeScore(score);
     },
-    'listeners.csv': (row, line) => {
+    'listeners.csv': (fields, at, line) => {
+      const row = rowObject(fields, at);
       const r = listenerRow.safeParse(row);
       if (!r.success) return builder.reject(zodError('listeners.csv', line, r.error, COLUMNS['listeners.csv']));
       const more = Object.fromEntries(Object.entries(row).filter(([c]) => !(COLUMNS['listeners.csv'] as readonly string[]).includes(c)));
@@ -582,10 +641,13 @@ function rowHandlers(builder: BundleBuilder): Record<BundleFile, (row: Record<st
         more,
       }, line);
     },
-    'ratings.csv': (row, line) => {
-      const r = ratingRow.safeParse(row);
+    'ratings.csv': (fields, at, line) => {
+      const r = ratingRow.safeParse(rowObject(fields, at));
       if (!r.success) return builder.reject(zodError('ratings.csv', line, r.error, COLUMNS['ratings.csv']));
-      builder.addRating(r.data, line);
+      ratingFactColumns ??= VOTE_FACTS.filter((c) => c in at);
+      const facts = parseFacts('ratings.csv', fields, at, line, ratingFactColumns);
+      if (facts instanceof BundleError) return builder.reject(facts);
+      builder.addRating(r.data, line, facts);
     },
   };
 }
@@ -621,12 +683,9 @@ export function buildBundle(records: BundleToWrite, options: ReadBundleOptions =
   const handle = rowHandlers(builder);
   for (const [file, table] of Object.entries(bundleTables(records)) as [BundleFile, Table][]) {
     if (file === 'listeners.csv') builder.hasListeners();
+    const at = Object.fromEntries(table.header.map((c, i) => [c, i]));
     let line = 1;
-    for (const cells of table.rows) {
-      const row: Record<string, string> = {};
-      table.header.forEach((c, i) => (row[c] = cellText(cells[i])));
-      handle[file](row, ++line);
-    }
+    for (const cells of table.rows) handle[file](cells.map(cellText), at, ++line);
   }
   return builder.build();
 }
@@ -680,7 +739,7 @@ async function readCsv(
   dir: string,
   file: BundleFile,
   builder: BundleBuilder,
-  onRow: (row: Record<string, string>, line: number) => unknown,
+  onRow: RowHandler,
   optional: readonly string[] | 'all' = [],
   fast: boolean,
 ): Promise<void> {
@@ -692,25 +751,26 @@ async function readCsv(
   // in a second pass, on the refusal path only.
   let record = 0;
   let header: string[] | null = null;
-  let columns: string[] = [];
-  let index: number[] = [];
+  let at: ColumnIndex = {};
+  // the fields of those columns, each once
+  let used: number[] = [];
   const take = (fields: string[]) => {
     record++;
     if (!header) {
       header = fields.map((h) => h.trim());
       const missing = required.filter((c) => !header!.includes(c));
       if (missing.length) throw new BundleError(file, record, missing.join(', '), `missing column(s) ${missing.map((c) => `"${c}"`).join(', ')}; header is ${header.join(',')}`, 'missing column');
-      columns = optional === 'all' ? header : [...required, ...optional.filter((c) => header!.includes(c))];
-      index = columns.map((c) => header!.indexOf(c));
+      const columns = optional === 'all' ? header : [...required, ...optional.filter((c) => header!.includes(c))];
+      at = Object.fromEntries(columns.map((c) => [c, header!.indexOf(c)]));
+      used = [...new Set(Object.values(at))];
       return;
     }
     if (fields.length !== header.length) {
       builder.reject(new BundleError(file, record, null, `has ${fields.length} fields, the header has ${header.length}`, 'wrong number of fields'));
       return;
     }
-    const row: Record<string, string> = {};
-    for (let c = 0; c < columns.length; c++) row[columns[c]] = restoreText(fields[index[c]]);
-    onRow(row, record);
+    for (const f of used) fields[f] = restoreText(fields[f]);
+    onRow(fields, at, record);
   };
   try {
     if (fast) {

@@ -86,7 +86,9 @@ export class CsvSplitter {
     }
     let start = 0;
     for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      this.line(text.slice(start, end), true, onRecord);
+      // The line without its CR, if it has one: cut once.
+      const cr = end > start && text.charCodeAt(end - 1) === 13;
+      this.line(text.slice(start, cr ? end - 1 : end), true, cr, onRecord);
       start = end + 1;
     }
     this.rest = text.slice(start);
@@ -94,19 +96,15 @@ export class CsvSplitter {
 
   /** The last line, when the text does not end with a line ending. */
   end(onRecord: (fields: string[]) => void): void {
-    if (this.rest !== '' || this.pending !== null) this.line(this.rest, false, onRecord);
+    if (this.rest !== '' || this.pending !== null) this.line(this.rest, false, false, onRecord);
     if (this.pending !== null) throw new NeedsFullParser();
   }
 
-  private line(text: string, ended: boolean, onRecord: (fields: string[]) => void): void {
-    let line = text;
+  /** `line` without its line ending; `cr`: the ending was CRLF. */
+  private line(line: string, ended: boolean, cr: boolean, onRecord: (fields: string[]) => void): void {
     const first = this.crlf === null && ended;
-    if (first) this.crlf = line.endsWith('\r');
-    if (ended && this.crlf) {
-      if (!line.endsWith('\r')) throw new NeedsFullParser();
-      line = line.slice(0, -1);
-    }
-    if (line.includes('\r')) throw new NeedsFullParser();
+    if (first) this.crlf = cr;
+    if ((ended && cr !== this.crlf) || line.includes('\r')) throw new NeedsFullParser();
     if (this.pending === null) {
       if (line === '') return;
       if (!line.includes('"')) {

@@ -70,3 +70,29 @@ describe('exclusion facts come from the bundle', () => {
     expect(analyzeStudy(bundle, settings).listeners.excluded_by_reason).toEqual({ attention: 2 });
   });
 });
+
+describe('a rating study', () => {
+  // R1 careful; R2 answers in 200–400 ms and never hears a clip out; R3 gives no facts.
+  const ratingItem = (id: string, attention = false): BundleItem =>
+    ({ item_id: id, utterance_id: id, system_a: 'X', system_b: '', attention, expected: attention ? 1 : null });
+  const rating = (item_id: string, listener_id: string, score: number, response_ms: number | null, heard_to_end: number | null) =>
+    ({ item_id, listener_id, system: 'X', utterance_id: item_id, score, extra: { response_ms, heard_to_end, seconds_listened: null, hidden_ms: 0 } });
+  const bundle = buildBundle({
+    items: ['r1', 'r2', 'r3'].map((id) => ratingItem(id)),
+    votes: [],
+    judgeScores: [],
+    extraVoteColumns: columns,
+    ratings: [
+      ...['r1', 'r2', 'r3'].map((i) => rating(i, 'R1', 4, 3000, 1)),
+      ...['r1', 'r2', 'r3'].map((i, n) => rating(i, 'R2', 2, [200, 300, 400][n], 0)),
+      rating('r1', 'R3', 3, null, null),
+    ],
+  });
+
+  it('reads the exclusion facts from ratings.csv as a pair study reads them from votes.csv', () => {
+    const facts = listenerFacts(bundle);
+    expect(facts.get('R1')).toMatchObject({ median_response_ms: 3000, listening_violations: 0, hidden_ms: 0 });
+    expect(facts.get('R2')).toMatchObject({ median_response_ms: 300, listening_violations: 3 });
+    expect(facts.get('R3')).toMatchObject({ median_response_ms: null, listening_violations: null });
+  });
+});

@@ -131,28 +131,31 @@ export function minListenerCorrelation(min: number, correlations: ReadonlyMap<st
 }
 
 /**
- * Per listener who voted: median response time, listening-requirement violations, total hidden
- * time (each over the listener's votes that carry the fact; null when none does or the column is
- * absent) and the screening outcome (null when listeners.csv lacks it).
+ * Per listener who answered: median response time, listening-requirement violations, total hidden
+ * time (each over the listener's votes and ratings that carry the fact; null when none does or the
+ * column is absent) and the screening outcome (null when listeners.csv lacks it).
  */
 export function listenerFacts(bundle: Bundle, listening: ListeningRequirement = { mode: 'whole' }): Map<string, ListenerFacts> {
-  const { votes, listeners } = bundle;
+  const { votes, ratings, listeners } = bundle;
   const times: number[][] = listeners.map(() => []);
   const violations = new Int32Array(listeners.length).fill(-1);
   const hidden = new Float64Array(listeners.length).fill(NaN);
-  const met = (v: number): boolean | null => {
-    if (listening.mode === 'whole') return votes.heardToEnd && votes.heardToEnd[v] >= 0 ? votes.heardToEnd[v] === 1 : null;
-    const s = votes.secondsListened?.[v];
-    return s === undefined || Number.isNaN(s) ? null : s >= listening.seconds;
-  };
-  for (let v = 0; v < votes.length; v++) {
-    const l = votes.listener[v];
-    const ms = votes.responseMs?.[v];
-    if (ms !== undefined && !Number.isNaN(ms)) times[l].push(ms);
-    const ok = met(v);
-    if (ok !== null) violations[l] = Math.max(violations[l], 0) + (ok ? 0 : 1);
-    const h = votes.hiddenMs?.[v];
-    if (h !== undefined && !Number.isNaN(h)) hidden[l] = (Number.isNaN(hidden[l]) ? 0 : hidden[l]) + h;
+  // A rating study's answers carry the same facts as a pair study's votes (ratings.csv's further columns).
+  for (const answers of ratings ? [votes, ratings] : [votes]) {
+    const met = (v: number): boolean | null => {
+      if (listening.mode === 'whole') return answers.heardToEnd && answers.heardToEnd[v] >= 0 ? answers.heardToEnd[v] === 1 : null;
+      const s = answers.secondsListened?.[v];
+      return s === undefined || Number.isNaN(s) ? null : s >= listening.seconds;
+    };
+    for (let v = 0; v < answers.length; v++) {
+      const l = answers.listener[v];
+      const ms = answers.responseMs?.[v];
+      if (ms !== undefined && !Number.isNaN(ms)) times[l].push(ms);
+      const ok = met(v);
+      if (ok !== null) violations[l] = Math.max(violations[l], 0) + (ok ? 0 : 1);
+      const h = answers.hiddenMs?.[v];
+      if (h !== undefined && !Number.isNaN(h)) hidden[l] = (Number.isNaN(hidden[l]) ? 0 : hidden[l]) + h;
+    }
   }
   return new Map(listeners.map((id, l) => {
     const screening = bundle.listenerTable?.get(id)?.screening;

@@ -162,9 +162,9 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   // ---- items, systems, captions (non-attention only) ----
   const systems: string[] = [];
   const systemIndex = new Map<string, number>();
-  const captionIndex = new Map<string, number>();
+  // utterance → its captions by system index
+  const captionsOf = new Map<string, number[]>();
   const captionSystem: number[] = [];
-  const captionKeys: string[] = [];
   const sysA = new Int32Array(nItems).fill(-1);
   const sysB = new Int32Array(nItems).fill(-1);
   const capA = new Int32Array(nItems).fill(-1);
@@ -180,27 +180,28 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     return i;
   };
   const captionOf = (utterance: string, system: number) => {
-    const key = `${utterance}\u0000${systems[system]}`;
-    let c = captionIndex.get(key);
+    let bySystem = captionsOf.get(utterance);
+    if (!bySystem) captionsOf.set(utterance, (bySystem = []));
+    let c = bySystem[system];
     if (c === undefined) {
       c = captionSystem.length;
-      captionIndex.set(key, c);
+      bySystem[system] = c;
       captionSystem.push(system);
-      captionKeys.push(key);
     }
     return c;
   };
-  items.forEach((item, i) => {
-    if (isRatingItem(item)) return; // rated in ratings.csv, analysed in ratings.ts
+  for (let i = 0; i < nItems; i++) {
+    const item = items[i];
+    if (isRatingItem(item)) continue; // rated in ratings.csv, analysed in ratings.ts
     if (item.attention) {
       attention[i] = 1;
-      return;
+      continue;
     }
     sysA[i] = systemOf(item.system_a);
     sysB[i] = systemOf(item.system_b);
     capA[i] = captionOf(item.utterance_id, sysA[i]);
     capB[i] = captionOf(item.utterance_id, sysB[i]);
-  });
+  }
   const K = systems.length;
   const nCaptions = captionSystem.length;
 
@@ -291,32 +292,49 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const majority = majorityOf(nA, nTotal);
 
   // ---- judge scores → caption scores per judge ----
+  // One pass over the scores, in file order (so each caption's sums are added as before). A file
+  // sorted by utterance, system or judge repeats the previous row's names, so those are looked up
+  // only when they change.
+  const scores = bundle.judgeScores;
   const judgeNames: string[] = [];
   const judgeIndex = new Map<string, number>();
-  for (const s of bundle.judgeScores) if (!judgeIndex.has(s.judge)) {
-    judgeIndex.set(s.judge, judgeNames.length);
-    judgeNames.push(s.judge);
+  // [0]: the ensemble (every judge's scores), then one per judge
+  const sums = [new Float64Array(nCaptions)];
+  const counts = [new Float64Array(nCaptions)];
+  let judgeName: string | undefined;
+  let judgeSum = sums[0];
+  let judgeCount = counts[0];
+  let systemName: string | undefined;
+  let system: number | undefined;
+  let utterance: string | undefined;
+  let bySystem: number[] | undefined;
+  for (const s of scores) {
+    if (s.judge !== judgeName) {
+      judgeName = s.judge;
+      let j = judgeIndex.get(judgeName);
+      if (j === undefined) {
+        j = judgeNames.length;
+        judgeIndex.set(judgeName, j);
+        judgeNames.push(judgeName);
+        sums.push(new Float64Array(nCaptions));
+        counts.push(new Float64Array(nCaptions));
+      }
+      judgeSum = sums[j + 1];
+      judgeCount = counts[j + 1];
+    }
+    if (s.system !== systemName) system = systemIndex.get((systemName = s.system));
+    if (s.utterance_id !== utterance) bySystem = captionsOf.get((utterance = s.utterance_id));
+    const c = system === undefined ? undefined : bySystem?.[system];
+    if (c === undefined) continue;
+    judgeSum[c] += s.score;
+    judgeCount[c]++;
+    sums[0][c] += s.score;
+    counts[0][c]++;
   }
   const nJudges = judgeNames.length;
-  const sums = new Float64Array((nJudges + 1) * nCaptions);
-  const counts = new Float64Array((nJudges + 1) * nCaptions);
-  for (const s of bundle.judgeScores) {
-    const system = systemIndex.get(s.system);
-    if (system === undefined) continue;
-    const c = captionIndex.get(`${s.utterance_id}\u0000${s.system}`);
-    if (c === undefined) continue;
-    const j = judgeIndex.get(s.judge)! + 1;
-    sums[j * nCaptions + c] += s.score;
-    counts[j * nCaptions + c]++;
-    sums[c] += s.score;
-    counts[c]++;
-  }
-  const captionScores = Array.from({ length: nJudges + 1 }, (_, j) => {
+  const captionScores = sums.map((sum, j) => {
     const out = new Float64Array(nCaptions);
-    for (let c = 0; c < nCaptions; c++) {
-      const n = counts[j * nCaptions + c];
-      out[c] = n > 0 ? sums[j * nCaptions + c] / n : NaN;
-    }
+    for (let c = 0; c < nCaptions; c++) out[c] = counts[j][c] > 0 ? sum[c] / counts[j][c] : NaN;
     return out;
   });
 
@@ -324,8 +342,8 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const wins = new Float64Array(K * K);
   for (let u = 0; u < nUsed; u++) {
     const i = usedItem[u];
-    const [w, l] = usedChosenA[u] ? [sysA[i], sysB[i]] : [sysB[i], sysA[i]];
-    wins[w * K + l]++;
+    if (usedChosenA[u]) wins[sysA[i] * K + sysB[i]]++;
+    else wins[sysB[i] * K + sysA[i]]++;
   }
   const bt: Report['bradley_terry'] = { comparisons: nUsed, method: null, prior_lambda: lambda, systems: [] };
   let theta: Float64Array | null = null;
@@ -450,9 +468,10 @@ function judgeReport(
 
   // Calibration: y = first-shown caption chosen, x = s(first) − s(second), one weighted row per
   // (item, which caption was first, outcome).
-  const xs: number[] = [];
-  const ys: number[] = [];
-  const ws: number[] = [];
+  const rowX = new Float64Array(nItems * 4);
+  const rowY = new Uint8Array(nItems * 4);
+  const rowW = new Int32Array(nItems * 4);
+  let rows = 0;
   let calibrationVotes = 0;
   for (let i = 0; i < nItems; i++) {
     if (Number.isNaN(delta[i])) continue;
@@ -460,23 +479,27 @@ function judgeReport(
       for (let y = 0; y < 2; y++) {
         const w = calib[i * 4 + firstA * 2 + y];
         if (w === 0) continue;
-        xs.push(firstA ? delta[i] : -delta[i]);
-        ys.push(y);
-        ws.push(w);
+        rowX[rows] = firstA ? delta[i] : -delta[i];
+        rowY[rows] = y;
+        rowW[rows] = w;
+        rows++;
         calibrationVotes += w;
       }
     }
   }
+  const xs = rowX.subarray(0, rows);
+  const ys = rowY.subarray(0, rows);
+  const ws = rowW.subarray(0, rows);
   const fit = fitSimpleLogistic(xs, ys, ws);
 
   // System means over the study's captions, each caption once.
   const sum = new Float64Array(systems.length);
   const cnt = new Float64Array(systems.length);
-  captionSystem.forEach((s, c) => {
-    if (Number.isNaN(captionScore[c])) return;
-    sum[s] += captionScore[c];
-    cnt[s]++;
-  });
+  for (let c = 0; c < captionSystem.length; c++) {
+    if (Number.isNaN(captionScore[c])) continue;
+    sum[captionSystem[c]] += captionScore[c];
+    cnt[captionSystem[c]]++;
+  }
   const systemMeans: Record<string, number | null> = {};
   systems.forEach((s, i) => (systemMeans[s] = cnt[i] > 0 ? sum[i] / cnt[i] : null));
   const bt: number[] = [];
@@ -516,24 +539,25 @@ function judgeReport(
 }
 
 /** Observed share of first-shown captions chosen in equal-width bins of x (weighted rows). */
-function calibrationBins(xs: number[], ys: number[], ws: number[], count: number): CalibrationBin[] {
+function calibrationBins(xs: ArrayLike<number>, ys: ArrayLike<number>, ws: ArrayLike<number>, count: number): CalibrationBin[] {
   if (xs.length === 0) return [];
   let min = Infinity;
   let max = -Infinity;
-  for (const x of xs) {
-    min = Math.min(min, x);
-    max = Math.max(max, x);
+  for (let i = 0; i < xs.length; i++) {
+    min = Math.min(min, xs[i]);
+    max = Math.max(max, xs[i]);
   }
   const w = (max - min) / count || 1;
   const votes = new Float64Array(count);
   const first = new Float64Array(count);
   const xsum = new Float64Array(count);
-  xs.forEach((x, i) => {
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
     const b = Math.min(count - 1, Math.floor((x - min) / w));
     votes[b] += ws[i];
     first[b] += ws[i] * ys[i];
     xsum[b] += ws[i] * x;
-  });
+  }
   const bins: CalibrationBin[] = [];
   for (let b = 0; b < count; b++) {
     if (votes[b] === 0) continue;
@@ -558,14 +582,15 @@ export function gapBuckets(gaps: readonly number[], agrees: readonly number[], c
   const edge = (k: number) => (k === count ? max : min + k * w);
   const n = new Int32Array(count);
   const a = new Int32Array(count);
-  gaps.forEach((g, idx) => {
+  for (let idx = 0; idx < gaps.length; idx++) {
+    const g = gaps[idx];
     let k = w > 0 ? Math.min(count, Math.max(1, Math.ceil((g - min) / w))) : 1;
     // Settle floating-point edge cases against the exact edges: (e_{k−1}, e_k].
     while (k > 1 && g <= edge(k - 1)) k--;
     while (k < count && g > edge(k)) k++;
     n[k - 1]++;
     a[k - 1] += agrees[idx];
-  });
+  }
   return Array.from({ length: count }, (_, b) => ({
     bucket: b + 1,
     lo: edge(b),

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open';
+import { perConnection, type Db } from '../db/open';
 import type { ClipFile, ClipListing } from './clips';
 import type { ServedClipRow } from './served';
 
@@ -175,12 +175,5 @@ function createManifestStore(db: Db) {
 }
 export type ManifestStore = ReturnType<typeof createManifestStore>;
 
-// Importers and the server call in with the same connection again and again: its statements are compiled once.
-const stores = new WeakMap<Db, ManifestStore>();
-
 /** The manifest's store on this connection. */
-export function manifestStore(db: Db): ManifestStore {
-  let store = stores.get(db);
-  if (!store) stores.set(db, (store = createManifestStore(db)));
-  return store;
-}
+export const manifestStore: (db: Db) => ManifestStore = perConnection(createManifestStore);

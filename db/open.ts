@@ -59,3 +59,16 @@ export function migrate(db: Db, upTo = Infinity): void {
 export function schemaVersion(db: Db): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
+
+/**
+ * A store made once per connection: callers pass the same connection again and again, and its
+ * statements are compiled on the first call only.
+ */
+export function perConnection<T>(create: (db: Db) => T): (db: Db) => T {
+  const made = new WeakMap<Db, T>();
+  return (db) => {
+    let store = made.get(db);
+    if (!store) made.set(db, (store = create(db)));
+    return store;
+  };
+}

@@ -17,6 +17,7 @@ import type { AttentionAttribute, StudyDefinition, UtteranceFilter } from '../co
 import type { StudyStatus } from '../contract/constants';
 import type { TrialKind } from '../contract/trials';
 import type { ItemKind } from '../contract/constants';
+import { studyStore } from './store';
 
 /** An item's role: an ordinary trial of the study's kind, an attention check or a practice trial. */
 
@@ -75,28 +76,23 @@ export class ManifestView {
 
   constructor(db: Db, readonly task: string, scope: PlanScope | undefined) {
     this.name = scope ? "the study's sources" : 'the manifest';
-    let captions: { u: string; system: string; text: string }[];
+    let captions: { utteranceId: string; system: string; text: string }[];
     if (scope) {
       for (const u of scope.material.utterances.values()) {
         this.utterances.set(u.id, { id: u.id, corpus: u.corpus, clipId: u.audio === null ? null : scope.clipOf(u.audio), labels: u.labels });
       }
-      captions = scope.material.captions.filter((c) => c.task === task).map((c) => ({ u: c.utteranceId, system: c.system, text: c.text }));
+      captions = scope.material.captions.filter((c) => c.task === task);
       this.scores = scope.material.judgeScores;
     } else {
-      const rows = db
-        .prepare(
-          `SELECT u.id, u.corpus, u.clip_id AS clipId, u.labels AS utteranceLabels, c.labels AS clipLabels
-             FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id`,
-        )
-        .all() as { id: string; corpus: string; clipId: string | null; utteranceLabels: string; clipLabels: string | null }[];
-      for (const r of rows) {
+      const store = studyStore(db);
+      for (const r of store.manifestUtterances()) {
         // Clip labels (corpus file facts) first, utterance labels (e.g. MetaSet metadata) on top.
         this.utterances.set(r.id, { id: r.id, corpus: r.corpus, clipId: r.clipId, labels: { ...parseLabels(r.clipLabels), ...parseLabels(r.utteranceLabels) } });
       }
-      captions = db.prepare('SELECT utterance_id AS u, system, text FROM captions WHERE task = ?').all(task) as { u: string; system: string; text: string }[];
-      this.scores = db.prepare('SELECT utterance_id AS utteranceId, system, judge, run, score FROM judge_scores').all() as ScoreRow[];
+      captions = store.manifestCaptions(task);
+      this.scores = store.manifestJudgeScores();
     }
-    for (const c of captions) this.captions.set(captionKey(c.u, c.system), c.text);
+    for (const c of captions) this.captions.set(captionKey(c.utteranceId, c.system), c.text);
     this.systems = new Set(captions.map((c) => c.system));
   }
 
@@ -150,12 +146,6 @@ function parseLabels(text: string | null): Labels {
 /** `name*` matches every system starting with `name`. */
 function resolveSystems(patterns: readonly string[], known: ReadonlySet<string>): Map<string, string[]> {
   return new Map(patterns.map((p) => [p, p.endsWith('*') ? [...known].filter((s) => s.startsWith(p.slice(0, -1))).sort() : known.has(p) ? [p] : []]));
-}
-
-function samplingField(error: SamplingError): string {
-  if (/minPerSystem|cover every system|cannot reach/.test(error.message)) return 'minPerSystem';
-  if (/maxPerUtterance/.test(error.message)) return 'maxPerUtterance';
-  return 'count';
 }
 
 /** What a trial kind's planner (studies/trials) draws on, and where it reports what cannot be satisfied. */
@@ -225,7 +215,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
     },
     samplingProblem(error) {
       if (!(error instanceof SamplingError)) throw error;
-      problem(['items', samplingField(error)], error.message);
+      problem(['items', error.field], error.message);
     },
     generatedChecks(config, items) {
       const candidates: AttentionCandidate[] = manifest
@@ -306,59 +296,39 @@ function fingerprint(items: readonly PlannedItem[]): string {
  * replaced if nobody has voted yet, otherwise StudyLockedError.
  */
 export function writeStudy(db: Db, studyId: string, definition: StudyDefinition, plan: StudyPlan, now = new Date()): BuildAction {
+  const store = studyStore(db);
+  // The study's own copy of its judge scores: the export reads these, so no other import can change them.
+  const keepJudgeScores = () => store.replaceJudgeScores(studyId, plan.judgeScores);
+  // Opaque: random, so an id says nothing about the clip, the systems or the item's kind.
+  const insertItems = () => plan.items.forEach((item, seq) => store.insertItem(newItemId(), studyId, seq, item));
   return db
     .transaction((): BuildAction => {
       const at = now.toISOString();
-      const existing = db.prepare('SELECT definition FROM studies WHERE id = ?').get(studyId) as { definition: string } | undefined;
+      const existing = store.definition(studyId);
       const json = JSON.stringify(definition);
-      if (!existing) {
-        db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(studyId, definition.title, 'draft', json, at, at);
-        insertItems(db, studyId, plan.items);
-        keepJudgeScores(db, studyId, plan.judgeScores);
+      if (existing === undefined) {
+        store.insertStudy(studyId, definition.title, json, at);
+        insertItems();
+        keepJudgeScores();
         return 'created';
       }
-      const { n: votes } = db.prepare('SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?').get(studyId) as { n: number };
-      const current = db
-        .prepare(
-          `SELECT kind, trial_kind AS trialKind, utterance_id AS utteranceId, clip_id AS clipId, system_a AS systemA, system_b AS systemB,
-                  caption_a AS captionA, caption_b AS captionB, expected FROM items WHERE study_id = ? ORDER BY seq`,
-        )
-        .all(studyId) as PlannedItem[];
-      const sameItems = fingerprint(current) === fingerprint(plan.items);
+      const votes = store.votes(studyId);
+      const sameItems = fingerprint(store.plannedItems(studyId)) === fingerprint(plan.items);
       if (sameItems) {
         // The study's own judge files may gain a run before anyone votes; after, the export stays as it was.
-        if (votes === 0) keepJudgeScores(db, studyId, plan.judgeScores);
-        if (existing.definition === json) return 'unchanged';
-        db.prepare('UPDATE studies SET title = ?, definition = ?, updated_at = ? WHERE id = ?').run(definition.title, json, at, studyId);
+        if (votes === 0) keepJudgeScores();
+        if (existing === json) return 'unchanged';
+        store.updateDefinition(studyId, definition.title, json, at);
         return 'definition updated';
       }
       if (votes > 0) throw new StudyLockedError(studyId, votes);
-      db.prepare('DELETE FROM assignments WHERE item_id IN (SELECT id FROM items WHERE study_id = ?)').run(studyId);
-      db.prepare('DELETE FROM items WHERE study_id = ?').run(studyId);
-      insertItems(db, studyId, plan.items);
-      keepJudgeScores(db, studyId, plan.judgeScores);
-      db.prepare('UPDATE studies SET title = ?, definition = ?, updated_at = ? WHERE id = ?').run(definition.title, json, at, studyId);
+      store.removeItems(studyId);
+      insertItems();
+      keepJudgeScores();
+      store.updateDefinition(studyId, definition.title, json, at);
       return 'rebuilt';
     })
     .immediate();
-}
-
-/** The study's own copy of its judge scores: the export reads these, so no other import can change them. */
-function keepJudgeScores(db: Db, studyId: string, scores: StudyPlan['judgeScores']): void {
-  db.prepare('DELETE FROM study_judge_scores WHERE study_id = ?').run(studyId);
-  const insert = db.prepare('INSERT INTO study_judge_scores (study_id, utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?, ?)');
-  for (const s of scores) insert.run(studyId, s.utteranceId, s.system, s.judge, s.run, s.score);
-}
-
-function insertItems(db: Db, studyId: string, items: readonly PlannedItem[]): void {
-  const insert = db.prepare(
-    `INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  // Opaque: random, so an id says nothing about the clip, the systems or the item's kind.
-  items.forEach((item, seq) =>
-    insert.run(newItemId(), studyId, seq, item.kind, item.trialKind, item.utteranceId, item.clipId, item.systemA, item.systemB, item.captionA, item.captionB, item.expected),
-  );
 }
 
 
@@ -371,20 +341,18 @@ const TRANSITIONS: Record<StudyStatus, StudyStatus[]> = {
 
 /** open / pause / close. Closed is final; opening needs at least one item. Setting the current status is a no-op. */
 export function setStudyStatus(db: Db, studyId: string, to: StudyStatus, now = new Date()): { from: StudyStatus; to: StudyStatus } {
+  const store = studyStore(db);
   return db
     .transaction(() => {
-      const row = db.prepare('SELECT status FROM studies WHERE id = ?').get(studyId) as { status: StudyStatus } | undefined;
-      if (!row) throw new Error(`unknown study ${studyId}: build it first`);
-      if (row.status === to) return { from: row.status, to };
-      if (!TRANSITIONS[row.status].includes(to)) {
-        throw new Error(`study ${studyId} is ${row.status}; it cannot become ${to}${row.status === 'closed' ? ' (a closed study stays closed; clone it to run again)' : ''}`);
+      const from = store.status(studyId);
+      if (!from) throw new Error(`unknown study ${studyId}: build it first`);
+      if (from === to) return { from, to };
+      if (!TRANSITIONS[from].includes(to)) {
+        throw new Error(`study ${studyId} is ${from}; it cannot become ${to}${from === 'closed' ? ' (a closed study stays closed; clone it to run again)' : ''}`);
       }
-      if (to === 'open') {
-        const { n } = db.prepare('SELECT count(*) AS n FROM items WHERE study_id = ? AND kind = trial_kind').get(studyId) as { n: number };
-        if (n === 0) throw new Error(`study ${studyId} has no items to open with`);
-      }
-      db.prepare('UPDATE studies SET status = ?, updated_at = ? WHERE id = ?').run(to, now.toISOString(), studyId);
-      return { from: row.status, to };
+      if (to === 'open' && store.scoredItems(studyId) === 0) throw new Error(`study ${studyId} has no items to open with`);
+      store.setStatus(studyId, to, now.toISOString());
+      return { from, to };
     })
     .immediate();
 }

@@ -7,12 +7,14 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { StudyId } from '../contract/common';
 import type { TrialKind } from '../contract/trials';
 import type { Db } from '../db/open';
+import { manifestStore } from '../audio-manifest/store';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
 import { readMaterial, type StudyMaterial } from './material';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
 import { corporaList, corpusRoots, STUDIES_DIR } from './roots';
 import { formatSamplerSummary, type SamplerSummary } from './sampler';
+import { studyStore } from './store';
 import { resolveSources, runSources, type SourceImporters, type SourceRun } from './sources';
 import type { ItemKind } from '../contract/constants';
 
@@ -150,22 +152,23 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   // A study its own files cannot satisfy is refused before anything is imported.
   if (material) planStudy(db, parsed, { material, clipOf: notImported });
   const sources = options.skipSources ? [] : await runSources(db, resolved, options.importers ?? (resolved.length ? await defaultImporters() : {}));
-  const clip = db.prepare<[string], { id: string }>('SELECT id FROM clips WHERE abs_path = ?');
-  const scope: PlanScope | undefined = material ? { material, clipOf: (audio) => clip.get(audio)?.id ?? null } : undefined;
+  const manifest = manifestStore(db);
+  const scope: PlanScope | undefined = material ? { material, clipOf: (audio) => manifest.clipByPath(audio)?.id ?? null } : undefined;
   const plan = planStudy(db, parsed, scope);
   const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.map((i) => i.clipId));
   // Items and the copies their clips play from are written together: no trial is ever served without its copy.
+  const store = studyStore(db);
   const action = db
     .transaction(() => {
       const written = writeStudy(db, studyId, parsed.definition, plan, options.now);
       const changed = changedCopies(db, audio);
-      const { votes } = db.prepare('SELECT count(*) AS votes FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?').get(studyId) as { votes: number };
+      const votes = store.votes(studyId);
       if (changed > 0 && votes > 0) throw new StudyAudioLockedError(studyId, votes, changed);
       recordStudyAudio(db, audio);
       return written;
     })
     .immediate();
-  const { status } = db.prepare('SELECT status FROM studies WHERE id = ?').get(studyId) as { status: string };
+  const status = store.status(studyId)!;
   return {
     studyId,
     summary: {

@@ -75,9 +75,12 @@ export interface SamplerResult {
   summary: SamplerSummary;
 }
 
-/** A request the candidates cannot satisfy; the message says which constraint and by how much. */
+/** A request the candidates cannot satisfy: `field` is the setting at fault, the message says by how much. */
 export class SamplingError extends Error {
-  constructor(message: string) {
+  constructor(
+    readonly field: 'count' | 'minPerSystem' | 'maxPerUtterance',
+    message: string,
+  ) {
     super(message);
     this.name = 'SamplingError';
   }
@@ -179,10 +182,11 @@ function draw(all: Candidate[], systems: readonly string[], options: DrawOptions
   const k = options.minPerSystem;
   const nBuckets = options.stratify ? options.buckets : 1;
   if (options.count > all.length) {
-    throw new SamplingError(`asked for ${options.count} items but only ${all.length} ${shape.candidates} exist over the chosen systems and utterances${shape.leftOut}`);
+    throw new SamplingError('count', `asked for ${options.count} items but only ${all.length} ${shape.candidates} exist over the chosen systems and utterances${shape.leftOut}`);
   }
   if (k * systems.length > shape.systemsPerItem * options.count) {
     throw new SamplingError(
+      'minPerSystem',
       `minPerSystem ${k} is impossible: ${systems.length} systems × ${k} appearances need at least ${Math.ceil((k * systems.length) / shape.systemsPerItem)} items, but count is ${options.count}`,
     );
   }
@@ -191,6 +195,7 @@ function draw(all: Candidate[], systems: readonly string[], options: DrawOptions
   const reachable = [...perUtterancePairs.values()].reduce((s, n) => s + Math.min(n, options.maxPerUtterance), 0);
   if (options.count > reachable) {
     throw new SamplingError(
+      'maxPerUtterance',
       `asked for ${options.count} items but with maxPerUtterance ${options.maxPerUtterance} at most ${reachable} can be drawn from ${perUtterancePairs.size} utterances`,
     );
   }
@@ -199,7 +204,7 @@ function draw(all: Candidate[], systems: readonly string[], options: DrawOptions
     for (const c of all) if (c.systems.includes(s)) perUtt.set(c.utteranceId, (perUtt.get(c.utteranceId) ?? 0) + 1);
     const possible = [...perUtt.values()].reduce((sum, n) => sum + Math.min(n, options.maxPerUtterance), 0);
     if (possible < k) {
-      throw new SamplingError(`system ${s} can appear in at most ${possible} items, fewer than minPerSystem ${k}`);
+      throw new SamplingError('minPerSystem', `system ${s} can appear in at most ${possible} items, fewer than minPerSystem ${k}`);
     }
   }
 
@@ -266,14 +271,14 @@ function draw(all: Candidate[], systems: readonly string[], options: DrawOptions
     const neediest = systemOrder.reduce<string | undefined>((best, s) => (deficit(s) > 0 && (best === undefined || deficit(s) > deficit(best)) ? s : best), undefined);
     if (neediest === undefined) break;
     if (chosen.length >= options.count) {
-      throw new SamplingError(`could not cover every system ${k} times within ${options.count} items (${neediest} has ${perSystem.get(neediest)})`);
+      throw new SamplingError('minPerSystem', `could not cover every system ${k} times within ${options.count} items (${neediest} has ${perSystem.get(neediest)})`);
     }
     // Prefer items whose other systems are short of k too, then the bucket furthest below target.
     const pick = bestOf(bySystem.get(neediest)!, (c) =>
       c.systems.reduce((score, other) => (other === neediest ? score : score + (deficit(other) > 0 ? 1000 : 0) - perSystem.get(other)!), 10 * (target[c.bucket] - perBucket[c.bucket])),
     );
     if (!pick) {
-      throw new SamplingError(`system ${neediest} cannot reach minPerSystem ${k} with maxPerUtterance ${options.maxPerUtterance}`);
+      throw new SamplingError('minPerSystem', `system ${neediest} cannot reach minPerSystem ${k} with maxPerUtterance ${options.maxPerUtterance}`);
     }
     take(pick);
   }
@@ -286,7 +291,7 @@ function draw(all: Candidate[], systems: readonly string[], options: DrawOptions
       if (exhausted.has(b)) continue;
       if (bucket < 0 || target[b] - perBucket[b] > target[bucket] - perBucket[bucket]) bucket = b;
     }
-    if (bucket < 0) throw new SamplingError(`only ${chosen.length} of ${options.count} items could be drawn with maxPerUtterance ${options.maxPerUtterance}`);
+    if (bucket < 0) throw new SamplingError('maxPerUtterance', `only ${chosen.length} of ${options.count} items could be drawn with maxPerUtterance ${options.maxPerUtterance}`);
     const pick = bestOf(byBucket[bucket], (c) => -c.systems.reduce((n, s) => n + perSystem.get(s)!, 0));
     if (!pick) {
       exhausted.add(bucket);

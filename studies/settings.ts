@@ -5,10 +5,11 @@
  */
 import type { Db } from '../db/open';
 import { StudyDefinition } from '../contract/study-definition';
+import { studyStore } from './store';
 
 /** The stored, validated definition of a built study. */
 export function readStudyDefinition(db: Db, studyId: string): StudyDefinition {
-  const row = db.prepare('SELECT definition FROM studies WHERE id = ?').get(studyId) as { definition: string } | undefined;
-  if (!row) throw new Error(`unknown study ${studyId}`);
-  return StudyDefinition.parse(JSON.parse(row.definition));
+  const stored = studyStore(db).definition(studyId);
+  if (stored === undefined) throw new Error(`unknown study ${studyId}`);
+  return StudyDefinition.parse(JSON.parse(stored));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { gammaln } from 'simple-statistics';
 import { binomialTest } from './binomial-test';
 
 describe('binomialTest (two-sided, scipy.stats.binomtest rule)', () => {
@@ -23,6 +24,28 @@ describe('binomialTest (two-sided, scipy.stats.binomtest rule)', () => {
   it('is null for n = 0 and rejects impossible counts', () => {
     expect(binomialTest(0, 0)).toBeNull();
     expect(() => binomialTest(6, 5)).toThrow();
+  });
+
+  it('gives, to the bit, the sum over every outcome 0…n (the skipped ones are 0 in double precision)', () => {
+    // The rule summed term by term over all n + 1 outcomes, as before the range was narrowed.
+    const everyOutcome = (k: number, n: number, p: number) => {
+      const logPmf = (i: number) => gammaln(n + 1) - gammaln(i + 1) - gammaln(n - i + 1) + i * Math.log(p) + (n - i) * Math.log1p(-p);
+      const threshold = logPmf(k) + Math.log1p(1e-7);
+      let total = 0;
+      for (let i = 0; i <= n; i++) if (logPmf(i) <= threshold) total += Math.exp(logPmf(i));
+      return Math.min(1, total);
+    };
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 60_000 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: n }), fc.constant(n), fc.constantFrom(0.5, 0.1, 0.37, 0.9, 1e-3))),
+      ([k, n, p]) => {
+        if (k === n * p) return;
+        expect(binomialTest(k, n, p)).toBe(everyOutcome(k, n, p));
+      },
+    ), { numRuns: 300 });
+    // Far tails and the mode's neighbourhood, where the range's bounds lie close to k.
+    for (const [k, n] of [[0, 20_000], [7_270, 20_000], [7_300, 20_000], [7_354, 20_000], [9_000, 20_000], [9_950, 20_000], [10_001, 20_000], [20_000, 20_000], [1, 3]]) {
+      expect(binomialTest(k, n)).toBe(everyOutcome(k, n, 0.5));
+    }
   });
 
   it('is a probability, symmetric at 0.5', () => {

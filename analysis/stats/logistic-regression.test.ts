@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fitSimpleLogistic } from './logistic-regression';
 
@@ -37,5 +38,18 @@ describe('fitSimpleLogistic', () => {
     const b = fitSimpleLogistic(hours.map((h) => h + 10), pass)!;
     expect(b.beta1).toBeCloseTo(a.beta1, 8);
     expect(b.seBeta1).toBeCloseTo(a.seBeta1, 8);
+  });
+
+  it('gives a −0 predictor the fit of +0, to the bit (both are grouped as one x)', () => {
+    fc.assert(fc.property(
+      fc.array(fc.tuple(fc.integer({ min: -3, max: 3 }), fc.boolean(), fc.integer({ min: 1, max: 5 })), { minLength: 4, maxLength: 60 }),
+      (rows) => {
+        const ys = rows.map(([, y]) => (y ? 1 : 0));
+        const ws = rows.map(([, , w]) => w);
+        const plus = fitSimpleLogistic(rows.map(([x]) => x + 0), ys, ws);
+        const minus = fitSimpleLogistic(rows.map(([x]) => (x === 0 ? -0 : x)), ys, ws);
+        expect(minus).toStrictEqual(plus);
+      },
+    ));
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Vote ingest: autocannon over loopback against the real vote endpoint (zod validation, session
- * lookup, rate-limit hooks, group commit with synchronous=FULL) and, in the same server process
+ * Vote ingest: autocannon over loopback against the real vote endpoint (body validation, session
+ * token, rate-limit hooks, group commit with synchronous=FULL) and, in the same server process
  * and build, a bare Fastify route answering {ok:true}. Every vote request is a distinct, valid
  * vote: a bench study of 100 items is built through the study loader and the audio manifest, and
  * each measured run gets fresh listeners started through POST /api/sessions.
@@ -26,7 +26,7 @@ const UTTERANCES = 10;
 const CONNECTIONS = 100;
 
 /** A MetaSet-format study folder: 10 clips × 5 systems, every system pair on every clip = 100 items. */
-function writeBenchStudy(dir: string): string {
+export function writeBenchStudy(dir: string): string {
   const studyDir = join(dir, STUDY);
   mkdirSync(join(studyDir, 'audio'), { recursive: true });
   mkdirSync(join(studyDir, 'captions'), { recursive: true });
@@ -74,7 +74,7 @@ interface Slots {
 }
 
 /** Starts `listeners` sessions through the real API (not timed). */
-async function startListeners(base: string, listeners: number): Promise<Slots> {
+export async function startListeners(base: string, listeners: number): Promise<Slots> {
   const tokens: string[] = [];
   let perListener = 0;
   const one = async () => {
@@ -96,7 +96,7 @@ async function startListeners(base: string, listeners: number): Promise<Slots> {
  * The k-th request votes for listener k mod L at position ⌊k / L⌋: consecutive requests go to
  * different listeners, and each listener answers its trials in order, as real sessions do.
  */
-function voteRequests(slots: Slots, path = '/api/session/votes') {
+export function voteRequests(slots: Slots, path = '/api/session/votes') {
   let k = 0;
   const clientTs = new Date().toISOString();
   return [
@@ -181,7 +181,7 @@ export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
         subject: { label: 'vote endpoint req/s (FULL, 100 conns)', unit: 'req/s', runs: voteRates },
         baseline: { label: 'bare route', unit: 'req/s', runs: bareRates },
         budget: { on: 'ratio', op: '>=', limit: 0.5 },
-        missReason: `the vote route takes ${(1000 / median(voteRates)).toFixed(3)} ms of server time per request against ${(1000 / median(bareRates)).toFixed(3)} ms for the bare route, which does no I/O: each vote is validated, its session looked up, and it is committed durably (synchronous=FULL) by the vote writer thread in a group-commit batch whose fsync writes scattered index pages (random vote and listener ids); autocannon holds one of the two cores (bench/README.md)`,
+        missReason: `the vote route takes ${(1000 / median(voteRates)).toFixed(3)} ms of server time per request against ${(1000 / median(bareRates)).toFixed(3)} ms for the bare route, which does no I/O: each vote is validated and rate-limited on the event loop, then the vote writer thread reads its trial and study and inserts it in a group-commit batch committed durably (synchronous=FULL), whose fsync writes scattered index pages (random vote, listener and item ids); autocannon, the event loop and the writer share the two cores (bench/README.md)`,
         details,
       }),
       judge({

@@ -82,12 +82,24 @@ export async function benchTurnaround(options: BenchOptions): Promise<Figure[]> 
   try {
     const runs: { turnaround: number[]; roundTrip: number[] }[] = [];
     let scripts: { url: string; bytes: number; gzip: number }[] = [];
+    // What a listener asks of the server per trial (bench/README.md, capacity): media requests and
+    // the bytes the server answers with (Content-Length of each 200/206), and requests to the
+    // session routes (/api/sessions, /api/session/...: votes, state, screening).
+    const media: { audioRequests: number; peaksRequests: number; bytes: number; apiRequests: number }[] = [];
     for (let run = 0; run < options.runs; run++) {
+      const asked = { audioRequests: 0, peaksRequests: 0, bytes: 0, apiRequests: 0 };
+      media.push(asked);
       const context = await browser.newContext();
       const page = await context.newPage();
       const loaded: Promise<{ url: string; bytes: number; gzip: number }>[] = [];
       page.on('response', (response) => {
         const type = response.headers()['content-type'] ?? '';
+        const path = new URL(response.url()).pathname;
+        if (path.startsWith('/media/clips/')) {
+          if (path.endsWith('/audio')) asked.audioRequests++;
+          else asked.peaksRequests++;
+          asked.bytes += Number(response.headers()['content-length'] ?? 0);
+        } else if (path.startsWith('/api/session')) asked.apiRequests++;
         if (response.request().resourceType() === 'script' || type.includes('javascript')) {
           loaded.push(response.body().then((body) => ({ url: new URL(response.url()).pathname, bytes: body.length, gzip: gzipSync(body).length })));
         }
@@ -108,7 +120,13 @@ export async function benchTurnaround(options: BenchOptions): Promise<Figure[]> 
         subject: { label: 'choice → next clip playable + waveform drawn, median', unit: 'ms', runs: runs.map((r) => median(r.turnaround)) },
         baseline: { label: 'API round trip from the page', unit: 'ms', runs: roundTrips },
         budget: { on: 'value', op: '<=', limit: 100 },
-        details: { trialsPerSession: TRIALS, transitions: runs.map((r) => r.turnaround.map((t) => Math.round(t * 10) / 10)), pooledP95: quantile(pooled, 0.95) },
+        details: {
+          trialsPerSession: TRIALS,
+          mediaPerTrial: media.map((m) => ({
+            audioRequests: m.audioRequests / TRIALS, peaksRequests: m.peaksRequests / TRIALS, kib: Math.round(m.bytes / TRIALS / 102.4) / 10,
+            apiRequests: m.apiRequests / TRIALS,
+          })),
+          transitions: runs.map((r) => r.turnaround.map((t) => Math.round(t * 10) / 10)), pooledP95: quantile(pooled, 0.95) },
       }),
       judge({
         id: 'turnaround.p95',

@@ -21,6 +21,8 @@ export interface BenchServer {
   real: string;
   bare: string;
   static?: string;
+  /** The server process, to read its memory from /proc. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -32,7 +34,7 @@ export async function startBenchServer(options: { data: string; client?: string;
   const child = start('server.ts', args);
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
-  const urls = await new Promise<Omit<BenchServer, 'stop'>>((resolve, reject) => {
+  const urls = await new Promise<Omit<BenchServer, 'stop' | 'pid'>>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
@@ -43,6 +45,7 @@ export async function startBenchServer(options: { data: string; client?: string;
   });
   return {
     ...urls,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

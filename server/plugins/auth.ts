@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { HttpError } from '../errors';
 import { tokenId, type Role } from '../store/access-tokens';
-import type { ListenerRow } from '../store/sessions';
+import type { ListenerRow, SessionListener } from '../store/sessions';
 import type { StudyRow } from '../store/studies';
 import type { RateLimits } from './security';
 
@@ -12,11 +12,17 @@ declare module 'fastify' {
     requireRole(...roles: Role[]): onRequestAsyncHookHandler;
     /** onRequest hook: a valid listener session token; sets request.session. */
     requireSession: onRequestAsyncHookHandler;
+    /**
+     * onRequest hook of the vote route: a valid listener session token; sets request.sessionListener
+     * only (no database read once the token is known). The vote writer reads the rest inside the vote's transaction.
+     */
+    requireSessionListener: onRequestAsyncHookHandler;
     /** The role `token` grants, counted against the failure limits like every staff authentication. */
     authenticateStaff(request: FastifyRequest, reply: FastifyReply, token: string): Promise<Role>;
   }
   interface FastifyRequest {
     session: { listener: ListenerRow; study: StudyRow } | null;
+    sessionListener: SessionListener | null;
     /** The role of the access token that passed requireRole. */
     staffRole: Role | null;
   }
@@ -61,9 +67,12 @@ class FailureCounter {
   }
 }
 
+const invalidSession = () => new HttpError(401, 'invalid_session', 'no session for this token; start one from the study link');
+
 export const authPlugin = fp<{ rateLimits: RateLimits }>(
   async (app, { rateLimits }) => {
     app.decorateRequest('session', null);
+    app.decorateRequest('sessionListener', null);
     app.decorateRequest('staffRole', null);
     const failures = new FailureCounter();
 
@@ -99,8 +108,15 @@ export const authPlugin = fp<{ rateLimits: RateLimits }>(
       const token = bearer(request);
       const listener = token ? app.store.sessions.byToken(token) : undefined;
       const study = listener && app.store.studies.get(listener.studyId);
-      if (!listener || !study) throw new HttpError(401, 'invalid_session', 'no session for this token; start one from the study link');
+      if (!listener || !study) throw invalidSession();
       request.session = { listener, study };
+    });
+
+    app.decorate('requireSessionListener', async (request: FastifyRequest) => {
+      const token = bearer(request);
+      const listener = token ? app.store.sessions.sessionListener(token) : undefined;
+      if (!listener) throw invalidSession();
+      request.sessionListener = listener;
     });
   },
   { name: 'auth', dependencies: ['db'] },

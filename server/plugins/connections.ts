@@ -76,15 +76,18 @@ export const connectionsPlugin = fp<{ limits: ConnectionLimits; behindProxy: boo
     // vote costs a Map insert and delete, not a timer of its own. A request answered before its
     // body was read (a 401 on a vote, say) stays watched until the body ends: Node keeps reading it.
     const receiving = new Map<Socket, { since: number; bytesAtStart: number; answered: boolean }>();
-    app.addHook('onRequest', async (request) => {
+    // Plain (callback) hooks: they run on every request, and an async one costs a promise each.
+    app.addHook('onRequest', (request, _reply, done) => {
       const { headers, socket } = request.raw;
       const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
       if (hasBody) receiving.set(socket, { since: Date.now(), bytesAtStart: socket.bytesRead, answered: false });
+      done();
     });
-    app.addHook('preHandler', async (request) => {
+    app.addHook('preHandler', (request, _reply, done) => {
       receiving.delete(request.raw.socket);
+      done();
     });
-    const settled = async (request: FastifyRequest) => {
+    const settled = (request: FastifyRequest) => {
       const watched = receiving.get(request.raw.socket);
       if (!watched) return;
       if (request.raw.complete) receiving.delete(request.raw.socket);
@@ -93,8 +96,14 @@ export const connectionsPlugin = fp<{ limits: ConnectionLimits; behindProxy: boo
         request.raw.once('end', () => receiving.delete(request.raw.socket));
       }
     };
-    app.addHook('onResponse', settled);
-    app.addHook('onRequestAbort', settled);
+    app.addHook('onResponse', (request, _reply, done) => {
+      settled(request);
+      done();
+    });
+    app.addHook('onRequestAbort', (request, done) => {
+      settled(request);
+      done();
+    });
 
     const check = setInterval(() => {
       const now = Date.now();

@@ -3,8 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import helmet, { contentSecurityPolicy } from 'helmet';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyError, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { HttpError } from '../errors';
 
@@ -24,7 +23,7 @@ export const defaultRateLimits: RateLimits = {
 declare module 'fastify' {
   interface FastifyInstance {
     /** onRequest hook allowing `max` requests a minute per key; `name` keeps limiters apart. */
-    limitRate(name: keyof RateLimits, key: (request: FastifyRequest) => string): onRequestAsyncHookHandler;
+    limitRate(name: keyof RateLimits, key: (request: FastifyRequest) => string): onRequestHookHandler;
   }
 }
 
@@ -72,6 +71,33 @@ export function withPageNonces(reply: FastifyReply): PageNonces {
   pageNonces.set(reply.raw, nonces);
   pageCsp(reply.request.raw, reply.raw, () => undefined);
   return nonces;
+}
+
+/**
+ * Requests per key in fixed one-minute windows. A window is counted in a Map entry, re-inserted
+ * when it restarts, so the Map stays in order of window start: a flood of new keys (made-up
+ * tokens) drops the oldest windows first, which forgets counts but never refuses anyone wrongly.
+ */
+export class RateWindows {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+
+  constructor(private readonly maxKeys = 20_000) {}
+
+  /** Counts one request for `key`; the seconds until its window restarts when it is over `max`, else 0. */
+  hit(key: string, max: number, now = Date.now()): number {
+    const window = this.windows.get(key);
+    if (window && window.resetAt > now) {
+      window.count += 1;
+      return window.count > max ? Math.ceil((window.resetAt - now) / 1000) : 0;
+    }
+    if (window) this.windows.delete(key);
+    for (const [oldest, w] of this.windows) {
+      if (w.resetAt > now && this.windows.size < this.maxKeys) break;
+      this.windows.delete(oldest);
+    }
+    this.windows.set(key, { count: 1, resetAt: now + 60_000 });
+    return max < 1 ? 60 : 0;
+  }
 }
 
 const STATUS_CODES: Record<number, string> = {
@@ -124,25 +150,26 @@ export const securityPlugin = fp<{ rateLimits: RateLimits }>(
       secureHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined));
     });
 
-    await app.register(rateLimit, { global: false });
+    // One counter per limit, checked in a plain (callback) hook: every vote passes two of them.
     app.decorate('limitRate', (name: keyof RateLimits, key: (request: FastifyRequest) => string) => {
-      const check = app.createRateLimit({ max: rateLimits[name], timeWindow: 60_000, keyGenerator: (r) => `${name}:${key(r)}` });
-      const hook: onRequestAsyncHookHandler = async (request, reply) => {
-        const outcome = await check(request);
-        if (!outcome.isAllowed && outcome.isExceeded) {
-          reply.header('retry-after', outcome.ttlInSeconds);
-          throw new HttpError(429, 'rate_limited', `too many requests; try again in ${outcome.ttlInSeconds} s`);
-        }
+      const windows = new RateWindows();
+      const max = rateLimits[name];
+      const hook: onRequestHookHandler = (request, reply, done) => {
+        const wait = windows.hit(key(request), max);
+        if (wait === 0) return done();
+        reply.header('retry-after', wait);
+        done(new HttpError(429, 'rate_limited', `too many requests; try again in ${wait} s`));
       };
       return hook;
     });
 
     // Bodies are read as UTF-8; a body declared in another charset would be misread, so refuse it.
-    app.addHook('onRequest', async (request) => {
+    app.addHook('onRequest', (request, _reply, done) => {
       const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
       if (charset && charset.toLowerCase() !== 'utf-8') {
-        throw new HttpError(415, 'unsupported_media_type', `request bodies must be UTF-8, not ${charset.slice(0, 40)}`);
+        return done(new HttpError(415, 'unsupported_media_type', `request bodies must be UTF-8, not ${charset.slice(0, 40)}`));
       }
+      done();
     });
 
     app.setNotFoundHandler((request, reply) => {

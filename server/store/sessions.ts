@@ -17,6 +17,20 @@ export interface ListenerRow {
   completionCode: string | null;
 }
 
+/**
+ * What a session token names for good: its listener and that listener's study. A token is never
+ * moved to another listener and listeners are never deleted, so this can be remembered; every
+ * other fact (screening, completion, the study's status and definition) can change and is read
+ * where it is used.
+ */
+export interface SessionListener {
+  id: string;
+  studyId: string;
+}
+
+/** Tokens remembered by sessionListener; the oldest is forgotten first (one lookup to bring it back). */
+const REMEMBERED_TOKENS = 20_000;
+
 interface TrialRow extends ServedItem {
   position: number;
   first: 'a' | 'b' | null;
@@ -81,6 +95,9 @@ export function sessionRepository(db: Db) {
   );
   const insertToken = db.prepare('INSERT INTO session_tokens (token_hash, listener_id, created_at) VALUES (?, ?, ?)');
   const keySecret = installationSecret(db);
+  // Keyed by the token itself, which the request carries anyway: a hit costs neither the sha256
+  // nor the lookup. Only tokens that named a listener are kept, so guessing cannot fill it.
+  const remembered = new Map<string, SessionListener>();
   // The next unanswered trials only: walks the listener's assignments in position order (primary
   // key) and stops after the current one and its upcoming ones, instead of reading every trial.
   const openTrials = db.prepare<[string, number], TrialRow>(`
@@ -138,6 +155,18 @@ export function sessionRepository(db: Db) {
      */
     create: (study: StudyRow, external: Record<string, string>, userAgent: string | null, clientAddress: string) =>
       createListener.immediate(study, external, userAgent, clientAddress),
+    /** The listener and study a token names, from memory after the first lookup (see SessionListener). */
+    sessionListener(token: string): SessionListener | undefined {
+      const known = remembered.get(token);
+      if (known) return known;
+      const hash = hashSessionToken(token);
+      const row = byTokenHash.get(hash, hash);
+      if (!row) return undefined;
+      if (remembered.size >= REMEMBERED_TOKENS) remembered.delete(remembered.keys().next().value!);
+      const named = { id: row.id, studyId: row.study_id };
+      remembered.set(token, named);
+      return named;
+    },
     byToken(token: string): ListenerRow | undefined {
       const hash = hashSessionToken(token);
       const row = byTokenHash.get(hash, hash);

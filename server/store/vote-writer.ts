@@ -2,6 +2,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import type { VoteAck } from '../../contract/listener';
 import { HttpError } from '../errors';
 import { voteRepository, type VoteInput } from './votes';
+import { studyRepository, type StudyRow } from './studies';
 import { batchCommitter, type Outcome } from '../../db/group-commit';
 import { openDatabase, type Synchronous } from '../../db/open';
 
@@ -10,7 +11,8 @@ interface WriterData {
 }
 type SentError = { http: [number, string, string, string | undefined] } | { message: string };
 type SentOutcome = { ok: true; value: VoteAck } | { ok: false; error: SentError };
-type Reply = { id: number; outcomes: SentOutcome[] } | { id: number; failed: string };
+/** Batches and their outcomes cross between the threads as JSON text: cloning a string is a copy, while structured cloning of a batch's objects cost the event loop more than the rest of a vote's routing. */
+type Reply = { id: number; outcomes: string } | { id: number; failed: string };
 
 export interface VoteWriter {
   /** Records a batch of votes in one durable transaction; resolves after its COMMIT returned. */
@@ -39,7 +41,7 @@ export function startVoteWriter(file: string, synchronous: Synchronous): Promise
     if (!waiting) return;
     pending.delete(reply.id);
     if ('failed' in reply) waiting.reject(new Error(reply.failed));
-    else waiting.resolve(reply.outcomes.map((o) => (o.ok ? o : { ok: false, error: revive(o.error) })));
+    else waiting.resolve((JSON.parse(reply.outcomes) as SentOutcome[]).map((o) => (o.ok ? o : { ok: false, error: revive(o.error) })));
   });
   worker.on('error', failAll);
   worker.on('exit', (code) => failAll(new Error(`the vote writer stopped (exit code ${code})`)));
@@ -49,7 +51,7 @@ export function startVoteWriter(file: string, synchronous: Synchronous): Promise
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker.postMessage({ id, batch });
+        worker.postMessage({ id, batch: JSON.stringify(batch) });
       });
     },
     close() {
@@ -82,18 +84,28 @@ if (!isMainThread && (workerData as Partial<WriterData> | null)?.voteWriter) {
   // fewer but longer checkpoints, and p99 latency got worse.)
   db.pragma('cache_size = -65536');
   const votes = voteRepository(db);
+  const studies = studyRepository(db);
+  // Each study of a batch is read once, inside the batch's transaction: a status change or an
+  // edit committed before it applies to all of its votes, and none can happen during it.
+  let batchStudies = new Map<string, StudyRow>();
+  const studyOf = (id: string): StudyRow => {
+    let study = batchStudies.get(id);
+    if (!study) batchStudies.set(id, (study = studies.get(id)!));
+    return study;
+  };
   // record() throws its refusals (HttpError) before it writes anything.
-  const commit = batchCommitter(db, (input: VoteInput) => votes.record(input), (e) => e instanceof HttpError);
-  parentPort!.on('message', (message: { id: number; batch: VoteInput[] } | { close: true }) => {
+  const commit = batchCommitter(db, (input: VoteInput) => votes.record(input, studyOf(input.listener.studyId)), (e) => e instanceof HttpError);
+  parentPort!.on('message', (message: { id: number; batch: string } | { close: true }) => {
     if ('close' in message) {
       db.close();
       process.exit(0);
     }
     const { id, batch } = message;
     let reply: Reply;
+    batchStudies = new Map();
     try {
-      const outcomes = commit(batch);
-      reply = { id, outcomes: outcomes.map((o) => (o.ok ? o : { ok: false, error: send(o.error) })) };
+      const outcomes = commit(JSON.parse(batch) as VoteInput[]);
+      reply = { id, outcomes: JSON.stringify(outcomes.map((o): SentOutcome => (o.ok ? o : { ok: false, error: send(o.error) }))) };
     } catch (error) {
       reply = { id, failed: error instanceof Error ? error.message : String(error) };
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
+import { RateWindows } from '../plugins/security';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -25,5 +26,29 @@ describe('rate limits', () => {
     expect(votes).toEqual([200, 200, 200, 200, 429]);
     // Another listener behind the same address is not held back by the first one's limit.
     expect((await call(`${server.url}/api/session/votes`, { token: two, body: voteFor(0) })).status).toBe(200);
+  });
+});
+
+describe('RateWindows', () => {
+  it('counts per key in one-minute windows and says how long to wait', () => {
+    const windows = new RateWindows();
+    const t = 1_000_000;
+    expect([1, 2, 3].map(() => windows.hit('a', 2, t))).toEqual([0, 0, 60]);
+    expect(windows.hit('b', 2, t)).toBe(0);
+    expect(windows.hit('a', 2, t + 59_500)).toBe(1);
+    // The window restarts a minute after its first request.
+    expect(windows.hit('a', 2, t + 60_000)).toBe(0);
+  });
+
+  it('drops the oldest windows when made-up keys flood it, and never refuses a key it forgot', () => {
+    const windows = new RateWindows(100);
+    const t = 5_000_000;
+    expect(windows.hit('real', 1, t)).toBe(0);
+    expect(windows.hit('real', 1, t)).toBeGreaterThan(0);
+    for (let i = 0; i < 1000; i++) expect(windows.hit(`made-up-${i}`, 1, t + 1)).toBe(0);
+    // Forgotten: counted afresh, so allowed again (a weaker limit under a flood, never a wrong refusal).
+    expect(windows.hit('real', 1, t + 2)).toBe(0);
+    // The latest keys are still counted.
+    expect(windows.hit('made-up-999', 1, t + 2)).toBeGreaterThan(0);
   });
 });

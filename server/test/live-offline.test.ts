@@ -243,15 +243,15 @@ describe('a rating study: live report = npm run analyze on the export', () => {
   interface Rater {
     pid: string;
     screening: boolean;
-    /** the score for an ordinary item of this quality on the listener's n-th trial */
-    score: (quality: number, n: number) => number;
+    /** the score for an ordinary item of this quality (seq: the item's place in the study; the trial order is each listener's own) */
+    score: (quality: number, seq: number) => number;
     wrongAttention?: boolean;
   }
-  const panel = (quality: number, n: number) => Math.min(5, Math.max(1, quality + ((n * 5) % 3) - 1));
+  const panel = (quality: number, seq: number) => Math.min(5, Math.max(1, quality + ((seq * 5) % 3) - 1));
   const RATERS: Record<string, Rater> = {
     good1: { pid: 'R-good-1', screening: true, score: (q) => q },
     good2: { pid: 'R-good-2', screening: true, score: panel },
-    good3: { pid: 'R-good-3', screening: true, score: (q, n) => Math.min(5, q + (n % 2)) },
+    good3: { pid: 'R-good-3', screening: true, score: (q, seq) => Math.min(5, q + (seq % 2)) },
     reversed: { pid: 'R-reversed', screening: true, score: (q) => 6 - q },
     attention: { pid: 'R-attention', screening: true, score: (q) => q, wrongAttention: true },
     screening: { pid: 'R-screening', screening: false, score: panel },
@@ -264,12 +264,12 @@ describe('a rating study: live report = npm run analyze on the export', () => {
     const body = { kind: 'antiphase', passed: r.screening, correct: r.screening ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
     expect((await call(`${mos.url}/api/session/screening`, { token: listenerToken, body })).status).toBe(200);
     const listener = mos.app.store.sessions.byToken(listenerToken)!;
-    const item = mos.app.db.prepare('SELECT i.kind, i.system_a, i.expected FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?');
+    const item = mos.app.db.prepare('SELECT i.seq, i.kind, i.system_a, i.expected FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?');
     for (let n = 0; ; n++) {
       const state = (await call(`${mos.url}/api/session`, { token: listenerToken })).body;
       if (!state.trial) break;
-      const { kind, system_a, expected } = item.get(listener.id, state.trial.position) as { kind: string; system_a: string; expected: string | null };
-      const score = kind === 'rating' ? r.score(QUALITY[system_a], n) : kind === 'attention' && r.wrongAttention ? 3 : Number(expected);
+      const { seq, kind, system_a, expected } = item.get(listener.id, state.trial.position) as { seq: number; kind: string; system_a: string; expected: string | null };
+      const score = kind === 'rating' ? r.score(QUALITY[system_a], seq) : kind === 'attention' && r.wrongAttention ? 3 : Number(expected);
       const vote = await call(`${mos.url}/api/session/votes`, { token: listenerToken, body: ratingFor(state.trial.position, score, { responseMs: 1800 + 10 * n }) });
       expect(vote.status, vote.text).toBe(200);
     }

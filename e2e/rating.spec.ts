@@ -93,12 +93,12 @@ async function practiceFeedback(trial: Locator, item: { kind: string; expected: 
     await expect(trial).toBeHidden({ timeout: 20_000 });
     return null;
   }
-  await expect(trial.getByRole('alert')).toHaveText(`Not quite — the intended rating is ${item.expected} (${ACR[Number(item.expected) - 1]}).`, { timeout: 20_000 });
+  await expect(trial.getByRole('alert').locator('p')).toHaveText(`Not quite — the intended rating is ${item.expected} (${ACR[Number(item.expected) - 1]}).`, { timeout: 20_000 });
   return go;
 }
 
 /** A phone listener: taps ▶, waits for the listening requirement, taps a point of the scale, taps Confirm. */
-async function rateByTouch(page: Page, pid: string, n: number): Promise<Rated> {
+async function rateByTouch(page: Page, pid: string, n: number, shot: string): Promise<Rated> {
   const position = await currentTrial(page);
   const trial = page.locator(`section.trial[data-position="${position}"]`);
   const item = itemAt(pid, position);
@@ -120,6 +120,7 @@ async function rateByTouch(page: Page, pid: string, n: number): Promise<Rated> {
   const score = scoreFor(item, n, 0);
   await radios.nth(score - 1).tap();
   await expect(radios.nth(score - 1)).toHaveAttribute('aria-checked', 'true');
+  if (n === 1) await page.screenshot({ path: shot, fullPage: true });
   await trial.getByRole('button', { name: 'Confirm rating' }).tap();
   const go = await practiceFeedback(trial, item);
   if (go) await go.tap();
@@ -127,7 +128,7 @@ async function rateByTouch(page: Page, pid: string, n: number): Promise<Rated> {
 }
 
 /** A laptop listener, keys only: Space plays, the digit picks, Enter confirms (and continues after feedback). */
-async function rateByKeyboard(page: Page, pid: string, n: number, counts: string[]): Promise<Rated> {
+async function rateByKeyboard(page: Page, pid: string, n: number, counts: string[], shot: string): Promise<Rated> {
   const position = await currentTrial(page);
   const trial = page.locator(`section.trial[data-position="${position}"]`);
   const item = itemAt(pid, position);
@@ -138,6 +139,7 @@ async function rateByKeyboard(page: Page, pid: string, n: number, counts: string
   await page.keyboard.press(String(score));
   await expect(trial.getByRole('radio', { checked: true })).toHaveText(new RegExp(`^${score}${ACR[score - 1]}`));
   if (n === 1) await audit(page, 'rating trial', counts);
+  if (n === 1) await page.screenshot({ path: shot });
   await page.keyboard.press('Enter');
   const go = await practiceFeedback(trial, item);
   if (go) {
@@ -157,7 +159,7 @@ function storedScores(pid: string): Rated[] {
   );
 }
 
-test('a rating study: built in the studio, rated on a phone and a laptop, exported and analysed into MOS', async ({ page, browser }) => {
+test('a rating study: built in the studio, rated on a phone and a laptop, exported and analysed into MOS', async ({ page, browser }, info) => {
   test.setTimeout(240_000);
   server = await startServer({ screening: 'none' });
   const problems: string[] = [];
@@ -201,7 +203,7 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
   await pp.getByRole('button', { name: 'Start' }).tap();
   const byPhone: Rated[] = [];
   while (!(await pp.getByTestId('completion-code').isVisible())) {
-    byPhone.push(await rateByTouch(pp, 'phone', byPhone.length));
+    byPhone.push(await rateByTouch(pp, 'phone', byPhone.length, info.outputPath('rating-phone.png')));
     await expect(pp.locator('section.trial[data-ready="true"], [data-testid="completion-code"]').first()).toBeVisible({ timeout: 20_000 });
   }
   await expect(pp.getByTestId('completion-code')).toHaveText('MOS-DONE');
@@ -215,7 +217,7 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
   const counts: string[] = [];
   const byLaptop: Rated[] = [];
   while (!(await lp.getByTestId('completion-code').isVisible())) {
-    byLaptop.push(await rateByKeyboard(lp, 'laptop', byLaptop.length, counts));
+    byLaptop.push(await rateByKeyboard(lp, 'laptop', byLaptop.length, counts, info.outputPath('rating-laptop.png')));
     await expect(lp.locator('section.trial[data-ready="true"], [data-testid="completion-code"]').first()).toBeVisible({ timeout: 20_000 });
   }
   console.log(counts.join('\n'));
@@ -225,6 +227,7 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
   // Stored exactly as rated: one score per trial, practice and attention included.
   const trials = 6 + 1 + 1;
   expect(byPhone).toHaveLength(trials);
+  expect(byLaptop).toHaveLength(trials);
   expect(storedScores('phone')).toEqual(byPhone);
   expect(storedScores('laptop')).toEqual(byLaptop);
 
@@ -241,7 +244,12 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
   // The dashboard's MOS table: every system with its count.
   const mos = page.getByTestId('dash-mos');
   await expect(mos.locator('tbody tr')).toHaveCount(3, { timeout: 15_000 });
-  for (const [system, scores] of rated) await expect(mos.locator('tr', { hasText: system })).toContainText(String(scores.length));
+  for (const [system, scores] of rated) {
+    const row = mos.locator('tr', { has: page.getByRole('cell', { name: system, exact: true }) });
+    await expect(row.getByRole('cell').nth(2), system).toHaveText(String(scores.length), { timeout: 10_000 });
+    await expect(row.getByRole('cell').nth(3), system).toHaveText((scores.reduce((a, b) => a + b, 0) / scores.length).toFixed(2));
+  }
+  await page.getByTestId('dash-ratings').screenshot({ path: info.outputPath('rating-dashboard.png') });
 
   // The exported zip, analysed offline: the ratings section has the MOS of exactly these scores.
   const downloads: Download[] = [];

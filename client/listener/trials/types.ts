@@ -6,15 +6,13 @@
  * component with this signature plus one entry in the registry.
  */
 import type { ComponentType } from 'react';
+import type { VoteAck } from '../../../contract/listener';
 import type { ListeningRequirement } from '../../../contract/study-definition';
 import type { TrialSettings } from '../../../contract/trials';
 import type { ClipCache } from '../../lib/media';
 
-export interface TrialFeedback {
-  correct: boolean;
-  /** Ratings: the score the practice trial intended. */
-  score?: number;
-}
+/** Practice feedback as the server acknowledges it (a rating's also names the intended score). */
+export type TrialFeedback = NonNullable<VoteAck['feedback']>;
 
 export interface TrialEnv {
   /** Created and resumed on the listener's Start press (browsers keep audio silent until a gesture). */

@@ -229,9 +229,9 @@ test('every studio and report screen passes axe at 1280×720 and 390×844, and t
   await expect(page.getByTestId('study-list')).toContainText(server.study);
   await audit(page, 'studio study list', counts);
 
-  // A new draft from a template: the YAML editor, its problems, and the preview of the open study.
+  // A new draft from a template that waits for uploads: the YAML editor, its problems, and the preview of the open study.
   await page.getByLabel('Study name').fill('a11y-draft');
-  await page.getByLabel('Start from a template').selectOption({ index: 1 });
+  await page.getByLabel('Start from a template').selectOption('metaset-caption-preference');
   await page.getByRole('button', { name: 'Create study' }).click();
   await page.waitForURL('**/studio/a11y-draft');
   await expect(page.getByLabel('study.yaml')).toBeVisible();

@@ -1,5 +1,5 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { isMap, isSeq, parseDocument } from 'yaml';
@@ -164,16 +164,39 @@ export function unreadableUpload(fileName: string, content: string): string | nu
   return null;
 }
 
-/** The studies/templates/*.yaml files, with their titles. */
+/** The studies/templates/*.yaml files, with their titles, as a study created from them reads them. */
 export function studyTemplates(): { id: string; title: string; yaml: string }[] {
   return readdirSync(TEMPLATES_DIR)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
     .map((f) => {
-      const yaml = readFileSync(join(TEMPLATES_DIR, f), 'utf8');
+      const yaml = anchorShippedSources(readFileSync(join(TEMPLATES_DIR, f), 'utf8'));
       const title = parseDocument(yaml).get('title');
       return { id: f.replace(/\.yaml$/, ''), title: typeof title === 'string' ? title : f, yaml };
     });
+}
+
+/**
+ * A template's sources that name files shipped with it (the demo's captions and audio, `../demo/…`)
+ * become absolute paths, so a study the studio creates from it in the data dir reads the same files.
+ * Paths meant for the researcher's own uploads (`captions/…`) do not exist beside the templates and
+ * stay as written; comments and layout stay too.
+ */
+function anchorShippedSources(yaml: string): string {
+  const doc = parseDocument(yaml);
+  const sources = doc.get('sources');
+  if (!isSeq(sources)) return yaml;
+  let anchored = false;
+  for (const entry of sources.items) {
+    if (!isMap(entry)) continue;
+    for (const key of ['file', 'audioRoot', 'dir']) {
+      const path = entry.get(key);
+      if (typeof path !== 'string' || isAbsolute(path) || !existsSync(resolve(TEMPLATES_DIR, path))) continue;
+      entry.set(key, resolve(TEMPLATES_DIR, path));
+      anchored = true;
+    }
+  }
+  return anchored ? doc.toString({ lineWidth: 0 }) : yaml;
 }
 
 /**

@@ -141,8 +141,12 @@ describe('defining a study', () => {
   });
 
   it('validates and builds a rating study, reporting its rating items (the rating template over the demo content)', async () => {
-    const yaml = readFileSync(fileURLToPath(new URL('../../studies/templates/demo-caption-rating.yaml', import.meta.url)), 'utf8').replaceAll('../demo/', DEMO);
-    expect((await api('/api/studio/studies', { body: { name: 'mos', yaml } })).status).toBe(201);
+    // Created from the template as the studio's New study does: its study.yaml lives in the data dir, and the
+    // demo files it rates are named by absolute paths there.
+    const created = await api('/api/studio/studies', { body: { name: 'mos', template: 'demo-caption-rating' } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.yaml).toContain(`file: ${join(DEMO, 'captions', 'lyra.json')}`);
+    expect(created.body.yaml).toContain('# ACR: Bad, Poor, Fair, Good, Excellent');
     const valid = await api('/api/studio/studies/mos/validate', { method: 'POST' });
     expect(valid.status, valid.text).toBe(200);
     expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });

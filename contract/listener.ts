@@ -93,7 +93,7 @@ const partial = <T extends Record<string, z.ZodType>>(shape: T) =>
 
 export const VoteBody = z
   .object({
-    /** Client-generated id: a retry with the same id returns the first acknowledgement. */
+    /** Client-generated id of one answer to one trial: a retry of it (same trial, same answer) returns the first acknowledgement. */
     voteId: z
       .string()
       .uuid()

@@ -58,3 +58,42 @@ it('migration 10 turns caption pairs into one trial kind among others, keeping e
     db.close();
   }
 });
+
+it('migration 11 finds votes by their trial: rowids kept, one vote per trial, the trial as the vote’s parent', () => {
+  const db = new Database(':memory:');
+  try {
+    db.pragma('foreign_keys = ON');
+    migrate(db, 10);
+    db.exec(`
+      INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes, mtime_ms, sha256, peaks, imported_at)
+        VALUES ('c1', 'demo', '/r', 'a.wav', '/r/a.wav', 'wav', 'pcm_s16le', 1, 16000, 1, 100, 0, 'x', '{}', 't');
+      INSERT INTO studies (id, title, definition, created_at, updated_at) VALUES ('s', 'S', '{}', 't', 't');
+      INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b)
+        VALUES ('i1', 's', 0, 'pair', 'pair', 'u1', 'c1', 'A', 'B', 'ca', 'cb'), ('i2', 's', 1, 'pair', 'pair', 'u1', 'c1', 'B', 'C', 'cb', 'cc');
+      INSERT INTO listeners (id, study_id, token_hash, created_at) VALUES ('L', 's', 'h', 't'), ('M', 's', 'h2', 't');
+      INSERT INTO assignments VALUES ('L', 0, 'i1', 'b', 't'), ('L', 1, 'i2', 'a', 't'), ('M', 0, 'i2', 'a', 't'), ('M', 1, 'i1', 'a', 't');
+      INSERT INTO votes (rowid, id, listener_id, item_id, position, first, chosen, play_count, seconds_listened, heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
+        VALUES (7, 'v1', 'L', 'i1', 0, 'b', 'a', 1, 1, 1, 0, 900, 't', 't'), (9, 'v2', 'M', 'i2', 0, 'a', 'a', 1, 1, 1, 0, 900, 't', 't');
+    `);
+    migrate(db);
+    expect(db.prepare('SELECT rowid, id, listener_id, position FROM votes ORDER BY rowid').all()).toEqual([
+      { rowid: 7, id: 'v1', listener_id: 'L', position: 0 },
+      { rowid: 9, id: 'v2', listener_id: 'M', position: 0 },
+    ]);
+    const vote = db.prepare("INSERT INTO votes (id, listener_id, item_id, position, first, chosen, play_count, seconds_listened, heard_to_end, hidden_ms, response_ms, client_ts, server_ts) VALUES (?, ?, ?, ?, 'a', 'a', 1, 1, 1, 0, 1, 't', 't')");
+    // one vote per trial
+    expect(() => vote.run('v3', 'L', 'i1', 0)).toThrow(/UNIQUE/);
+    // a vote answers an assigned trial
+    expect(() => vote.run('v3', 'L', 'i1', 5)).toThrow(/FOREIGN KEY/);
+    // a vote id is one answer to one trial, not unique across trials
+    vote.run('v1', 'M', 'i1', 1);
+    // A trial is found through the listener's own index, and removing assignments finds their votes
+    // by index too; removing items does not look at votes at all.
+    const plan = (sql: string, ...args: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+    expect(plan('SELECT id FROM votes WHERE listener_id = ? AND position = ?', 'L', 0)).toEqual([expect.stringMatching(/^SEARCH votes USING INDEX .*\(listener_id=\? AND position=\?\)/)]);
+    expect(plan("DELETE FROM assignments WHERE listener_id = 'L'").join('\n')).toMatch(/SEARCH votes USING COVERING INDEX .*\(listener_id=\? AND position=\?\)/);
+    expect(plan("DELETE FROM items WHERE study_id = 's'").join('\n')).not.toMatch(/votes/);
+  } finally {
+    db.close();
+  }
+});

@@ -358,4 +358,47 @@ export const migrations: Migration[] = [
       CREATE INDEX votes_item ON votes(item_id);
     `,
   },
+  {
+    version: 11,
+    name: 'votes found by trial',
+    rebuildsTables: true,
+    sql: `
+      -- A vote is found by its trial, (listener_id, position), the one index it keeps besides the table's own
+      -- rowid order. Each index is a page per vote that a durable commit writes and a checkpoint writes again:
+      -- the vote id's (random ids: a page anywhere in the index), (listener_id, item_id) and item_id's took
+      -- 2.6× the time of this layout per vote (bench/README.md, "Vote ingest"). So:
+      -- - id is no longer unique on its own: a vote id names one answer to one trial, and a retry is recognised
+      --   at its trial (server/store/votes.ts);
+      -- - the trial is the vote's parent: (listener_id, position) references the assignment, which names the
+      --   listener and the item, so item_id needs no reference of its own (a reference without an index would
+      --   scan every vote whenever a study's items are rebuilt);
+      -- - a study's votes are reached through its listeners (listeners_study), not through an index on item_id.
+      CREATE TABLE votes_v11 (
+        id               TEXT NOT NULL,
+        listener_id      TEXT NOT NULL,
+        item_id          TEXT NOT NULL,
+        position         INTEGER NOT NULL,
+        first            TEXT CHECK (first IN ('a','b')),
+        chosen           TEXT CHECK (chosen IN ('a','b')),
+        score            INTEGER CHECK (score BETWEEN 1 AND 9),
+        play_count       INTEGER NOT NULL,
+        seconds_listened REAL NOT NULL,
+        heard_to_end     INTEGER NOT NULL CHECK (heard_to_end IN (0,1)),
+        hidden_ms        INTEGER NOT NULL,
+        response_ms      INTEGER NOT NULL,
+        client_ts        TEXT NOT NULL,
+        server_ts        TEXT NOT NULL,
+        UNIQUE (listener_id, position),
+        FOREIGN KEY (listener_id, position) REFERENCES assignments (listener_id, position),
+        CHECK ((chosen IS NOT NULL AND first IS NOT NULL AND score IS NULL) OR (chosen IS NULL AND first IS NULL AND score IS NOT NULL))
+      );
+      -- Rowids are kept: exports list votes in the order they were stored.
+      INSERT INTO votes_v11 (rowid, id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened,
+                             heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
+        SELECT rowid, id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened,
+               heard_to_end, hidden_ms, response_ms, client_ts, server_ts FROM votes;
+      DROP TABLE votes;
+      ALTER TABLE votes_v11 RENAME TO votes;
+    `,
+  },
 ];

@@ -42,7 +42,7 @@ function createStudyStore(db: Db) {
   );
   const updateDefinition = db.prepare<[string, string, string, string]>('UPDATE studies SET title = ?, definition = ?, updated_at = ? WHERE id = ?');
   const setStatus = db.prepare<[StudyStatus, string, string]>('UPDATE studies SET status = ?, updated_at = ? WHERE id = ?');
-  const votes = db.prepare<[string], number>('SELECT count(*) FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?').pluck();
+  const votes = db.prepare<[string], number>('SELECT count(*) FROM listeners l JOIN votes v ON v.listener_id = l.id WHERE l.study_id = ?').pluck();
 
   const plannedItems = db.prepare<[string], PlannedItem>(
     `SELECT kind, trial_kind AS trialKind, utterance_id AS utteranceId, clip_id AS clipId, system_a AS systemA, system_b AS systemB,
@@ -80,11 +80,11 @@ function createStudyStore(db: Db) {
            OR (last_vote IS NULL AND julianday(reserved_at) > julianday(:holdCutoff))),
      pending AS (
        SELECT a.item_id, count(*) AS n, sum(active.unanswered) AS reserved FROM assignments a JOIN active ON active.id = a.listener_id
-        WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id)
+        WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
         GROUP BY a.item_id),
      voted AS (
-       SELECT v.item_id, count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id
-        WHERE i.study_id = :study GROUP BY v.item_id)
+       SELECT v.item_id, count(*) AS n FROM listeners l JOIN votes v ON v.listener_id = l.id
+        WHERE l.study_id = :study GROUP BY v.item_id)
      SELECT i.id AS itemId, COALESCE(voted.n, 0) AS votes, COALESCE(pending.n, 0) AS pending, COALESCE(pending.reserved, 0) AS reserved
        FROM items i LEFT JOIN voted ON voted.item_id = i.id LEFT JOIN pending ON pending.item_id = i.id
       WHERE i.study_id = :study AND i.kind = i.trial_kind

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Dashboard, ReportLink } from '../../contract/reports';
 import { StudyId } from '../../contract/common';
 import { HttpError, notFound } from '../errors';
+import { asPage } from '../plugins/security';
 import { dashboard, liveReport } from '../live-report';
 import { renderReportHtml } from '../../analysis/html';
 
@@ -73,9 +74,8 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const study = studyOr404(request.params.study);
       const html = renderReportHtml(liveReport(app.db, study.id).report);
-      return reply
+      return asPage(reply, REPORT_CSP)
         .type('text/html; charset=utf-8')
-        .header('content-security-policy', REPORT_CSP)
         .header('cache-control', 'no-store')
         .send(html);
     },

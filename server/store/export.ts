@@ -82,8 +82,8 @@ export function exportRepository(db: Db) {
   const votes = db.prepare<[string], ExportVote>(`
     SELECT v.item_id, v.listener_id, i.trial_kind, i.system_a, i.utterance_id, v.first, v.chosen, v.score, v.position, v.play_count, v.seconds_listened,
            v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id
-    FROM votes v JOIN items i ON i.id = v.item_id
-    WHERE i.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`);
+    FROM listeners l JOIN votes v ON v.listener_id = l.id JOIN items i ON i.id = v.item_id
+    WHERE l.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`);
   // The study's own copy, taken at build from the judge files it declares (migration 3).
   const judgeScores = db.prepare<[string], ExportJudgeScore>(`
     SELECT utterance_id, system, judge, run, score FROM study_judge_scores

@@ -24,16 +24,17 @@ export function liveRepository(db: Db) {
   const completionSeconds = db.prepare<[string], { seconds: number }>(`
     SELECT (julianday(completed_at) - julianday(created_at)) * 86400.0 AS seconds
     FROM listeners WHERE study_id = ? AND completed_at IS NOT NULL ORDER BY seconds`);
-  const votesPerItem = db.prepare<[string], { seq: number; kind: ItemKind; votes: number }>(`
-    SELECT i.seq, i.kind, count(v.id) AS votes FROM items i LEFT JOIN votes v ON v.item_id = i.id
-    WHERE i.study_id = ? GROUP BY i.id ORDER BY i.seq`);
+  const votesPerItem = db.prepare<[{ study: string }], { seq: number; kind: ItemKind; votes: number }>(`
+    WITH voted AS (SELECT v.item_id, count(*) AS n FROM listeners l JOIN votes v ON v.listener_id = l.id WHERE l.study_id = :study GROUP BY v.item_id)
+    SELECT i.seq, i.kind, COALESCE(voted.n, 0) AS votes FROM items i LEFT JOIN voted ON voted.item_id = i.id
+    WHERE i.study_id = :study ORDER BY i.seq`);
   const itemCounts = db.prepare<[string], { kind: ItemKind; n: number }>(
     'SELECT kind, count(*) AS n FROM items WHERE study_id = ? GROUP BY kind',
   );
   // Whether an answer is right is its kind's to say (server/store/trials), so the answers are read and counted here.
   const attentionAnswers = db.prepare<[string], AnswerColumns & { listener_id: string; trial_kind: TrialKind; expected: string }>(`
     SELECT v.listener_id, i.trial_kind, v.first, v.chosen, v.score, i.expected
-    FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind = 'attention'
+    FROM listeners l JOIN votes v ON v.listener_id = l.id JOIN items i ON i.id = v.item_id WHERE l.study_id = ? AND i.kind = 'attention'
     ORDER BY v.listener_id`);
   const screenings = db.prepare<[string], { id: string; screening: string | null }>(
     'SELECT id, screening FROM listeners WHERE study_id = ?',
@@ -60,7 +61,7 @@ export function liveRepository(db: Db) {
   return {
     listeners: (studyId: string) => listenerCounts.get(studyId)!,
     completionSeconds: (studyId: string): number[] => completionSeconds.all(studyId).map((r) => r.seconds),
-    votesPerItem: (studyId: string) => votesPerItem.all(studyId),
+    votesPerItem: (studyId: string) => votesPerItem.all({ study: studyId }),
     itemsByKind(studyId: string): Record<ItemKind, number> {
       const counts = new Map(itemCounts.all(studyId).map((r) => [r.kind, r.n]));
       return countItemKinds((kind) => counts.get(kind) ?? 0);

@@ -106,7 +106,7 @@ export function sessionRepository(db: Db) {
     JOIN items i ON i.id = a.item_id
     JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id
     WHERE a.listener_id = ?
-      AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.item_id = a.item_id)
+      AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
       AND NOT EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position)
     ORDER BY a.position
     LIMIT ?`);

@@ -135,6 +135,19 @@ describe('blinding', () => {
     expect(api404.status).toBe(404);
     expect(await api404.json()).toMatchObject({ error: 'not_found' });
   });
+
+  it('gives pages the document headers, and API answers (refusals too) a policy that allows nothing', async () => {
+    const page = (await fetch(`${server.url}/s/blind/anything`)).headers;
+    expect(page.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(page.get('cross-origin-opener-policy')).toBe('same-origin');
+    expect(page.get('referrer-policy')).toBe('no-referrer');
+    for (const res of [await fetch(`${server.url}/api/studies/blind/intro`), await fetch(`${server.url}/api/nothing-here`), await fetch(`${server.url}/api/session`)]) {
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+      expect(res.headers.get('x-frame-options')).toBeNull();
+    }
+  });
 });
 
 describe('blinded audio bytes', () => {

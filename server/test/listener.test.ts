@@ -112,9 +112,23 @@ describe('listener flow', () => {
     expect(second.body).toMatchObject({ error: 'already_answered', field: 'position' });
     const stored = server.app.db.prepare('SELECT id FROM votes WHERE listener_id = (SELECT listener_id FROM votes WHERE id = ?) AND position = 0').all(first.body.voteId);
     expect(stored).toEqual([{ id: first.body.voteId }]);
-    const reused = await call(`${server.url}/api/session/votes`, { token, body: { ...voteFor(1), voteId: first.body.voteId } });
+    // The same id with another answer on the same trial is a broken retry, refused by the id.
+    const reused = await call(`${server.url}/api/session/votes`, { token, body: { ...voteFor(0, 2), voteId: first.body.voteId } });
     expect(reused.status).toBe(409);
-    expect(reused.body.field).toBe('voteId');
+    expect(reused.body).toMatchObject({ error: 'vote_id_reused', field: 'voteId' });
+  });
+
+  it('recognises a vote id at its trial: the same id sent for the next trial answers that trial', async () => {
+    // A vote id names one answer to one trial (migration 11): a client that reuses ids loses no answer.
+    const { token } = await start();
+    const first = await call(`${server.url}/api/session/votes`, { token, body: voteFor(0, 1) });
+    const next = await call(`${server.url}/api/session/votes`, { token, body: { ...voteFor(1, 2), voteId: first.body.voteId } });
+    expect(next.status).toBe(200);
+    expect(next.body).toMatchObject({ voteId: first.body.voteId, position: 1 });
+    // Each retry is replayed at its own trial.
+    expect((await call(`${server.url}/api/session/votes`, { token, body: voteFor(0, 1, { voteId: first.body.voteId }) })).body).toEqual(first.body);
+    expect((await call(`${server.url}/api/session/votes`, { token, body: { ...voteFor(1, 2), voteId: first.body.voteId } })).body).toEqual(next.body);
+    expect(count('SELECT count(*) AS n FROM votes WHERE id = ?', first.body.voteId)).toBe(2);
   });
 
   it('two tabs voting on the same trial at once: one vote stored, the other gets 409', async () => {

@@ -257,6 +257,8 @@ describe('building, previewing and running a study', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'; style-src 'unsafe-inline'/);
+    // a document under /api/: a page's headers
+    expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(await page.text()).toMatch(/Krippendorff/);
     expect((await fetch(`${server.url}${link.body.url}`)).status).toBe(401);
     expect((await fetch(`${server.url}/api/reports/${study}/html?ticket=forged`)).status).toBe(401);

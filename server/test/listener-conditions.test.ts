@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
 import { setStudyStatus } from '../../studies/build';
+import { hashSessionToken } from '../store/sessions';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -47,6 +48,25 @@ describe('a clip that will not play', () => {
     expect(last.body.completion).toEqual({ code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' });
     expect(count('SELECT count(*) AS n FROM listeners WHERE completed_at IS NOT NULL')).toBe(1);
     expect(count('SELECT count(*) AS n FROM votes')).toBe(total - 2);
+  });
+
+  it('completes the session at its last open trial, whatever order the trials were answered in', async () => {
+    const { token, state } = await start('skips');
+    const total = state.progress.total;
+    const completedAt = () => (server.app.db.prepare('SELECT completed_at FROM listeners WHERE token_hash = ?').pluck().get(hashSessionToken(token)));
+    // Last trial first, one in the middle skipped, the rest backwards: only the very last answer completes it.
+    const order = [total - 1, ...Array.from({ length: total - 1 }, (_, k) => total - 2 - k)];
+    const middle = order[Math.floor(total / 2)];
+    for (const [i, position] of order.entries()) {
+      expect(completedAt()).toBeNull();
+      const res = position === middle
+        ? await call(`${server.url}/api/session/problems`, { token, body: problem(position) })
+        : await call(`${server.url}/api/session/votes`, { token, body: voteFor(position) });
+      expect(res.status).toBe(200);
+      if (i < order.length - 1) expect(completedAt()).toBeNull();
+    }
+    expect(completedAt()).not.toBeNull();
+    expect((await call(`${server.url}/api/session`, { token })).body.completion).toMatchObject({ code: 'C0MPL3TE' });
   });
 
   it('refuses malformed reports with the field named', async () => {

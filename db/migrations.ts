@@ -364,9 +364,9 @@ export const migrations: Migration[] = [
     rebuildsTables: true,
     sql: `
       -- A vote is found by its trial, (listener_id, position), the one index it keeps besides the table's own
-      -- rowid order. Each index is a page per vote that a durable commit writes and a checkpoint writes again:
-      -- the vote id's (random ids: a page anywhere in the index), (listener_id, item_id) and item_id's took
-      -- 2.6× the time of this layout per vote (bench/README.md, "Vote ingest"). So:
+      -- rowid order. Each index is a page per vote that a durable commit writes and a checkpoint writes again;
+      -- the vote id's (random ids: a page anywhere in the index), (listener_id, item_id)'s and item_id's were most
+      -- of the vote writer's time (bench/README.md, "Round 3"). So:
       -- - id is no longer unique on its own: a vote id names one answer to one trial, and a retry is recognised
       --   at its trial (server/store/votes.ts);
       -- - the trial is the vote's parent: (listener_id, position) references the assignment, which names the

@@ -181,7 +181,7 @@ export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
         subject: { label: 'vote endpoint req/s (FULL, 100 conns)', unit: 'req/s', runs: voteRates },
         baseline: { label: 'bare route', unit: 'req/s', runs: bareRates },
         budget: { on: 'ratio', op: '>=', limit: 0.5 },
-        missReason: `the vote route takes ${(1000 / median(voteRates)).toFixed(3)} ms of server time per request against ${(1000 / median(bareRates)).toFixed(3)} ms for the bare route, which does no I/O: each vote is validated and rate-limited on the event loop, then the vote writer thread reads its trial and study and inserts it in a group-commit batch committed durably (synchronous=FULL), whose fsync writes scattered index pages (random vote, listener and item ids); autocannon, the event loop and the writer share the two cores (bench/README.md)`,
+        missReason: `the vote route takes ${(1000 / median(voteRates)).toFixed(3)} ms of server time per request against ${(1000 / median(bareRates)).toFixed(3)} ms for the bare route, which does no I/O: each vote is validated and rate-limited on the event loop and crosses to the vote writer thread, which reads its trial through the listener's index entries and inserts it in a group-commit batch committed durably (synchronous=FULL); autocannon, the event loop and the writer share the two cores, and waking the writer for each batch costs the event loop its core while the writer runs (bench/README.md, "Round 3"; per-thread CPU: npx tsx bench/thread-cpu.ts)`,
         details,
       }),
       judge({

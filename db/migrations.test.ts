@@ -3,6 +3,19 @@ import { expect, it } from 'vitest';
 import { migrations } from './migrations';
 import { migrate, openDatabase } from './open';
 
+/** An in-memory database at schema `version`, with a clip and a study 's' that items can name. */
+function databaseAt(version: number): Database.Database {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  migrate(db, version);
+  db.exec(`
+    INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes, mtime_ms, sha256, peaks, imported_at)
+      VALUES ('c1', 'demo', '/r', 'a.wav', '/r/a.wav', 'wav', 'pcm_s16le', 1, 16000, 1, 100, 0, 'x', '{}', 't');
+    INSERT INTO studies (id, title, definition, created_at, updated_at) VALUES ('s', 'S', '{}', 't', 't');
+  `);
+  return db;
+}
+
 // migrate() applies entries in array order and records the last version: an entry placed after a
 // higher version would be skipped on databases that already passed it, and rerun on new ones.
 it('lists migrations in strictly increasing version order, and a new database reaches the last one', () => {
@@ -18,14 +31,9 @@ it('lists migrations in strictly increasing version order, and a new database re
 });
 
 it('migration 10 turns caption pairs into one trial kind among others, keeping every row and reference', () => {
-  const db = new Database(':memory:');
+  const db = databaseAt(9);
   try {
-    db.pragma('foreign_keys = ON');
-    migrate(db, 9);
     db.exec(`
-      INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes, mtime_ms, sha256, peaks, imported_at)
-        VALUES ('c1', 'demo', '/r', 'a.wav', '/r/a.wav', 'wav', 'pcm_s16le', 1, 16000, 1, 100, 0, 'x', '{}', 't');
-      INSERT INTO studies (id, title, definition, created_at, updated_at) VALUES ('s', 'S', '{}', 't', 't');
       INSERT INTO items VALUES ('i1', 's', 0, 'pair', 'u1', 'c1', 'A', 'B', 'ca', 'cb', NULL),
                                ('i2', 's', 1, 'attention', 'u1', 'c1', 'A', 'B', 'right', 'wrong', 'a');
       INSERT INTO listeners (id, study_id, token_hash, created_at) VALUES ('L', 's', 'h', 't');
@@ -60,14 +68,9 @@ it('migration 10 turns caption pairs into one trial kind among others, keeping e
 });
 
 it('migration 11 finds votes by their trial: rowids kept, one vote per trial, the trial as the vote’s parent', () => {
-  const db = new Database(':memory:');
+  const db = databaseAt(10);
   try {
-    db.pragma('foreign_keys = ON');
-    migrate(db, 10);
     db.exec(`
-      INSERT INTO clips (id, corpus, root, path, abs_path, format, codec, duration, sample_rate, channels, bytes, mtime_ms, sha256, peaks, imported_at)
-        VALUES ('c1', 'demo', '/r', 'a.wav', '/r/a.wav', 'wav', 'pcm_s16le', 1, 16000, 1, 100, 0, 'x', '{}', 't');
-      INSERT INTO studies (id, title, definition, created_at, updated_at) VALUES ('s', 'S', '{}', 't', 't');
       INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b)
         VALUES ('i1', 's', 0, 'pair', 'pair', 'u1', 'c1', 'A', 'B', 'ca', 'cb'), ('i2', 's', 1, 'pair', 'pair', 'u1', 'c1', 'B', 'C', 'cb', 'cc');
       INSERT INTO listeners (id, study_id, token_hash, created_at) VALUES ('L', 's', 'h', 't'), ('M', 's', 'h2', 't');

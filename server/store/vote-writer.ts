@@ -121,7 +121,12 @@ if (!isMainThread && (workerData as Partial<WriterData> | null)?.voteWriter) {
     parentPort!.postMessage(reply);
     if ((votesSinceCheckpoint += inputs.length) >= CHECKPOINT_EVERY_VOTES) {
       votesSinceCheckpoint = 0;
-      db.pragma('wal_checkpoint(PASSIVE)');
+      try {
+        db.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // As with SQLite's own autocheckpoint, a failed checkpoint fails no vote: every committed vote is
+        // in the WAL, and the next checkpoint copies it.
+      }
     }
   });
   parentPort!.postMessage('ready');

@@ -33,8 +33,8 @@ interface TrialForVote {
 export function voteRepository(db: Db) {
   // Whether the listener has an open trial on the given side of a position: the search walks the
   // listener's assignments in position order and stops at the first open one, which for a listener
-  // answering in order is the very next (counting every answer of the session, as this did before,
-  // took a third of a vote's statements' time).
+  // answering in order is the very next (counting every answer of the session instead costs a third
+  // of a vote's statements' time).
   const openTrial = (side: '>' | '<') => `
     EXISTS (SELECT 1 FROM assignments o WHERE o.listener_id = a.listener_id AND o.position ${side} a.position
       AND NOT EXISTS (SELECT 1 FROM votes w WHERE w.listener_id = o.listener_id AND w.position = o.position)

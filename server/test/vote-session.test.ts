@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
@@ -13,7 +14,7 @@ let server: TestServer;
 let other: Db;
 beforeAll(async () => {
   server = await startTestServer({
-    studies: [{ study: 'small', pairs: 3 }, { study: 'large', pairs: 8 }, { study: 'later', pairs: 4 }],
+    studies: [{ study: 'small', pairs: 3 }, { study: 'large', pairs: 8 }, { study: 'later', pairs: 4 }, { study: 'many', pairs: 18 }],
   });
   other = openDatabase(databaseFile({ dataDir: server.dataDir }));
 });
@@ -107,5 +108,23 @@ describe('votes with a remembered session token', () => {
       expect(refused.body.error).toBe('invalid_session');
     }
     expect((await vote(token, 1)).status).toBe(200);
+  });
+});
+
+describe('the vote writer’s checkpoints', () => {
+  it('copies votes into the database file itself (SQLite’s own autocheckpoint is off on its connection)', async () => {
+    // Sessions first, then every page they wrote copied into the file, so that afterwards only the
+    // writer commits, and only a checkpoint of its own can grow the database file.
+    const sessions = await Promise.all(Array.from({ length: 120 }, () => start('many')));
+    other.pragma('wal_checkpoint(TRUNCATE)');
+    const file = databaseFile({ dataDir: server.dataDir });
+    const before = statSync(file).size;
+    const trials = sessions[0].state.progress.total;
+    for (let position = 0; position < trials; position++) {
+      const acks = await Promise.all(sessions.map(({ token }) => vote(token, position)));
+      expect(acks.every((a) => a.status === 200)).toBe(true);
+    }
+    expect(sessions.length * trials).toBeGreaterThanOrEqual(2 * 750); // two checkpoint intervals
+    expect(statSync(file).size).toBeGreaterThan(before);
   });
 });

@@ -403,7 +403,10 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     judges,
     bradley_terry: bt,
   };
-  if (bundle.ratings) report.ratings = ratingsReport(bundle, retained, options.bootstrap ?? null);
+  if (bundle.ratings) {
+    const judged = options.rules?.find((r) => r.listenerCorrelations)?.listenerCorrelations;
+    report.ratings = ratingsReport(bundle, retained, options.bootstrap ?? null, judged);
+  }
   if (bundle.skipped.count > 0) {
     report.input = { skipped_rows: bundle.skipped.count, skipped_by_reason: bundle.skipped.by_reason };
   }

@@ -83,8 +83,10 @@ describe('the ratings section on a hand-worked study', () => {
     expect(correlations.get('L3')!.pearson_r).toBeCloseTo(0.6090871521, 9);
     expect(correlations.get('L5')!.pearson_r).toBeCloseTo(-0.9362921947, 9);
     const withRule = analyze(six, { rules: [minListenerCorrelation(0.3, correlations)] });
+    // The figures of both rules that failed, so the approvals file can say what was measured against what.
     expect(withRule.listeners.excluded).toEqual([{
-      listener_id: 'L5', reason: 'attention', correct: 0, answered: 1, reasons: ['attention', 'listener_correlation'],
+      listener_id: 'L5', reason: 'attention', correct: 0, answered: 1, pearson_r: correlations.get('L5')!.pearson_r, n: 6, min_r: 0.3,
+      reasons: ['attention', 'listener_correlation'],
     }]);
     // analysis-spec §2: a listener excluded by several rules counts under each of them.
     expect(withRule.listeners.excluded_by_reason).toEqual({ attention: 1, listener_correlation: 1 });

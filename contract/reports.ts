@@ -126,7 +126,22 @@ export const ParticipantRow = z.object({
   excludedFor: z.array(z.string()),
   /** the completion code this listener was shown; null until they finished */
   completionCode: z.string().nullable(),
-  decision: z.enum(['APPROVE', 'REJECT']),
+  /**
+   * finished: shown the completion code; screened_out: the headphone check failed and they did not
+   * finish; unfinished: left part-way; opened: opened the link only (no check taken, no trial answered)
+   */
+  status: z.enum(['finished', 'unfinished', 'screened_out', 'opened']),
+  /** whether the analysis uses this listener's answers (answered, and excluded by no rule) */
+  inAnalysis: z.boolean(),
+  /**
+   * What to do on the platform: APPROVE; REJECT only on a ground the study's approvals.rejectFor
+   * names; RETURN for the screened out (Prolific's screen-out) and, unless the study rejects for
+   * it, for the unfinished; NONE for those who only opened the link (nothing was submitted).
+   */
+  decision: z.enum(['APPROVE', 'REJECT', 'RETURN', 'NONE']),
+  /** Prolific's rejection_category of a REJECT (FAILED_CHECK, TOO_QUICKLY, …); null otherwise */
+  rejectionCategory: z.string().nullable(),
+  /** what was measured against what, e.g. "r = -0.13 < 0.25 over 15 items" */
   reason: z.string(),
 });
 export type ParticipantRow = z.infer<typeof ParticipantRow>;

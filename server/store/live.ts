@@ -79,6 +79,9 @@ export function liveRepository(db: Db) {
     },
     /** Each listener's screening outcome as listeners.csv words it (passed, failed or null). */
     screeningOutcomes: (studyId: string) => new Map(screenings.all(studyId).map((r) => [r.id, screeningOutcome(r.screening)])),
+    /** Each screened listener's stored check: its kind, outcome and score (both checks' under `results`). */
+    screeningResults: (studyId: string) =>
+      new Map(screenings.all(studyId).flatMap((r) => (r.screening === null ? [] : [[r.id, JSON.parse(r.screening) as ScreeningRecord] as const]))),
     /** Every listener of the study with their link parameters, progress and completion, oldest first. */
     participants: (studyId: string) =>
       participantRows.all(studyId).map((r) => ({ ...r, external: JSON.parse(r.external) as Record<string, string> })),
@@ -92,3 +95,12 @@ export function liveRepository(db: Db) {
   };
 }
 export type LiveRepository = ReturnType<typeof liveRepository>;
+
+/** listeners.screening as the session stored it (server/store/sessions.ts). */
+export interface ScreeningRecord {
+  kind: string;
+  passed: boolean;
+  correct?: number;
+  trials?: number;
+  results?: ScreeningRecord[];
+}

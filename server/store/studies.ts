@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/open';
-import { Language, ListeningRequirement, Screening } from '../../contract/study-definition';
+import { DEFAULT_REJECTION_GROUNDS, Language, ListeningRequirement, REJECTION_GROUNDS, Screening } from '../../contract/study-definition';
 import { TrialSettings, type StudyIntro } from '../../contract/listener';
 
 export type { StudyStatus } from '../../contract/constants';
@@ -23,6 +23,8 @@ const ServedDefinition = z.object({
   design: z.object({ itemsPerListener: z.number().int().positive().optional() }).default({}),
   breakEvery: z.number().int().positive().optional(),
   comments: z.boolean().default(false),
+  /** what the approvals file may turn into REJECT; a definition stored before the setting gets the default */
+  approvals: z.object({ rejectFor: z.array(z.enum(REJECTION_GROUNDS)) }).default({ rejectFor: DEFAULT_REJECTION_GROUNDS }),
   completion: z
     .object({
       code: z.string().nullable().default(null),

@@ -51,6 +51,23 @@ describe('analyze CLI', () => {
     expect(await readFile(html, 'utf8')).toContain('B4');
   });
 
+  it('analyses a bundle without judge_scores.csv, the HTML saying the judge sections are left out', async () => {
+    const judgeless = join(dir, 'judgeless');
+    await cp(join(dir, 'bundle'), judgeless, { recursive: true });
+    await rm(join(judgeless, 'judge_scores.csv'));
+    const r = await cli('cli.ts', [judgeless, '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.judges).toEqual([]);
+    expect(report.reliability.votes).toBe(1300);
+    expect(report.bradley_terry.systems).toHaveLength(14);
+    const html = join(dir, 'judgeless.html');
+    expect((await cli('cli.ts', [judgeless, '--format', 'html', '--out', html])).code).toBe(0);
+    const page = await readFile(html, 'utf8');
+    expect(page).toContain('This bundle has no judge scores (judge_scores.csv is absent or empty), so the sections comparing a judge with the listeners are left out.');
+    expect(page).not.toContain('Does the judge prefer what the human majority prefers?');
+  });
+
   it('validates flags and refuses bad bundles naming file, line and column', async () => {
     const bad = await cli('cli.ts', [join(dir, 'bundle'), '--min-attention', '1.5']);
     expect(bad.code).toBe(2);

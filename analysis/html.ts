@@ -243,6 +243,8 @@ ${reading(c.beta1 === null ? 'The logistic model could not be fitted (no votes, 
 </section>`);
   }
 
+  if (!ensemble && pairs) sections.push('<section><h2>Judges</h2><p>This bundle has no judge scores (judge_scores.csv is absent or empty), so the sections comparing a judge with the listeners are left out.</p></section>');
+
   if (bt.systems.length) {
     const top = bt.systems.filter((s) => s.rank_ci === 1).map((s) => esc(s.system));
     const hasBoot = bt.systems.some((s) => s.bootstrap_ci95 !== undefined);

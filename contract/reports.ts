@@ -56,6 +56,9 @@ export const Dashboard = z.object({
   listeners: z.object({
     started: z.number().int(),
     completed: z.number().int(),
+    /** the headphone check failed and they did not finish */
+    screenedOut: z.number().int(),
+    /** started, neither finished nor screened out */
     inProgress: z.number().int(),
     /** listeners with at least one vote: the ones the analysis sees */
     voted: z.number().int(),
@@ -70,7 +73,10 @@ export const Dashboard = z.object({
   /** Minutes from session start to the last vote, one entry per completed listener (sorted). */
   completionMinutes: z.array(z.number()),
   votes: z.object({
+    /** answers on the study's trials, practice left out (practice teaches the task and is not data) */
     total: z.number().int(),
+    /** answers on practice trials */
+    practice: z.number().int(),
     /** per item (practice included), in study order */
     perItem: z.array(z.object({ seq: z.number().int(), kind: z.enum(ITEM_KINDS), votes: z.number().int() })),
   }),

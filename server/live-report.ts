@@ -59,7 +59,7 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
   const rows = exportRepository(db).rows(studyId);
   const { definition } = rows;
   const { report, rules, settings } = reportOf(rows);
-  const { started, completed } = live.listeners(studyId);
+  const { started, completed, screenedOut } = live.listeners(studyId);
   const perItem = live.votesPerItem(studyId);
   const attention = live.attention(studyId);
   const screening = rows.listeners.map((l) => l.screening);
@@ -71,7 +71,8 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
     listeners: {
       started,
       completed,
-      inProgress: started - completed,
+      screenedOut,
+      inProgress: started - completed - screenedOut,
       voted: report.listeners.total,
       retained: report.listeners.retained,
       excluded: report.listeners.excluded.length,
@@ -80,7 +81,11 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
       rules,
     },
     completionMinutes: live.completionSeconds(studyId).map((s) => s / 60),
-    votes: { total: perItem.reduce((n, i) => n + i.votes, 0), perItem },
+    votes: {
+      total: perItem.reduce((n, i) => n + (i.kind === 'practice' ? 0 : i.votes), 0),
+      practice: perItem.reduce((n, i) => n + (i.kind === 'practice' ? i.votes : 0), 0),
+      perItem,
+    },
     attention: {
       answered: attention.reduce((n, a) => n + a.answered, 0),
       correct: attention.reduce((n, a) => n + a.correct, 0),

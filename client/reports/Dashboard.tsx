@@ -167,9 +167,14 @@ export function Dashboard({ study }: { study: string }) {
 
       <div className="figures">
         <Figure label="started" value={l.started} sub={`target ${data.targetListeners}`} testId="dash-started" />
-        <Figure label="completed" value={l.completed} sub={`${l.inProgress} in progress`} testId="dash-completed" />
+        <Figure
+          label="completed"
+          value={l.completed}
+          sub={`${l.inProgress} in progress${l.screenedOut ? `, ${l.screenedOut} screened out` : ''}`}
+          testId="dash-completed"
+        />
         <Figure label="excluded" value={l.excluded} sub={`${l.retained} of ${l.voted} retained`} testId="dash-excluded" />
-        <Figure label="votes" value={data.votes.total} testId="dash-votes" />
+        <Figure label="votes" value={data.votes.total} sub={data.votes.practice ? `practice not counted (${data.votes.practice})` : undefined} testId="dash-votes" />
         <Figure
           label="attention checks passed"
           value={pct(data.attention.passRate)}

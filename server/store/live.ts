@@ -19,8 +19,11 @@ export interface ItemPreview {
  * dashboard takes them from the live report (the export's rows through analysis/).
  */
 export function liveRepository(db: Db) {
-  const listenerCounts = db.prepare<[string], { started: number; completed: number }>(`
-    SELECT count(*) AS started, count(completed_at) AS completed FROM listeners WHERE study_id = ?`);
+  // Screened out: the headphone check failed and the listener did not finish (they are not "in progress").
+  const listenerCounts = db.prepare<[string], { started: number; completed: number; screenedOut: number }>(`
+    SELECT count(*) AS started, count(completed_at) AS completed,
+           count(CASE WHEN completed_at IS NULL AND json_extract(screening, '$.passed') = 0 THEN 1 END) AS screenedOut
+    FROM listeners WHERE study_id = ?`);
   const completionSeconds = db.prepare<[string], { seconds: number }>(`
     SELECT (julianday(completed_at) - julianday(created_at)) * 86400.0 AS seconds
     FROM listeners WHERE study_id = ? AND completed_at IS NOT NULL ORDER BY seconds`);

@@ -164,6 +164,21 @@ describe('rating trials', () => {
     expect(report.listeners.excluded.map((e: { reason: string }) => e.reason)).toEqual(['listener_correlation']);
   });
 
+  it('the dashboard counts practice apart and a listener the headphone check sent away as screened out, not in progress', async () => {
+    const sent = await start('mos', 'P-sent-away');
+    const body = { kind: 'antiphase', passed: false, correct: 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
+    expect((await call(`${server.url}/api/session/screening`, { token: sent.token, body })).status).toBe(200);
+    const analyst = (await server.app.store.accessTokens.create('analyst')).token;
+    const d = (await call(`${server.url}/api/studio/studies/mos/dashboard`, { token: analyst })).body;
+    const one = (sql: string) => server.app.db.prepare(sql).pluck().get('mos') as number;
+    const practice = one("SELECT count(*) FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind = 'practice'");
+    expect(practice).toBeGreaterThan(0);
+    expect(d.votes.practice).toBe(practice);
+    expect(d.votes.total).toBe(one("SELECT count(*) FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind != 'practice'"));
+    expect(d.listeners.screenedOut).toBe(1);
+    expect(d.listeners.inProgress).toBe(d.listeners.started - d.listeners.completed - 1);
+  });
+
   it('the studio previews every trial as listeners get it, with its rated system and required score', async () => {
     const preview = await call(`${server.url}/api/studio/studies/mos/preview`, { token: researcher });
     expect(preview.status, preview.text).toBe(200);

@@ -154,6 +154,22 @@ describe('analyze CLI on a rating study', () => {
     expect((await cli('cli.ts', [withStudy, '--rating-scale', '1,5'])).code).toBe(0);
   });
 
+  it('heads the HTML report with the study, its export time and every rule in force with its threshold', async () => {
+    const headed = join(ratingDir, 'headed');
+    await cp(join(ratingDir, 'bundle'), headed, { recursive: true });
+    await writeFile(join(headed, 'study.json'), JSON.stringify({
+      study: 'mos-pilot', title: 'Voice MOS <pilot>', exportedAt: '2026-01-31T12:00:00.000Z', minAttention: 0.8, splitThreshold: 0.75,
+      rules: { correlation: { minListenerCorrelation: 0.3 }, fast: { minMedianResponseMs: 900 } }, linkParameters: [], ratingScale: [1, 5],
+    }));
+    const html = join(ratingDir, 'headed.html');
+    expect((await cli('cli.ts', [headed, '--format', 'html', '--out', html])).code).toBe(0);
+    const page = await readFile(html, 'utf8');
+    expect(page).toContain('<title>Voice MOS &#60;pilot&#62; · Earmark study report</title>');
+    expect(page).toContain('<p data-header="study">Study: <b>Voice MOS &#60;pilot&#62; (mos-pilot)</b>. Exported 2026-01-31 12:00:00 UTC.</p>');
+    expect(page).toContain(
+      '<p data-header="rules">Exclusion rules in force: attention checks ≥ 80% right; median response ≥ 900 ms; ratings correlate with the panel&#39;s mean at r ≥ 0.3.</p>');
+  });
+
   it('validates the rating flags and refuses scores off the scale naming file, line and column', async () => {
     expect((await cli('cli.ts', [join(ratingDir, 'bundle'), '--rating-scale', '5,1'])).stderr).toContain('--rating-scale');
     expect((await cli('cli.ts', [join(ratingDir, 'bundle'), '--min-listener-correlation', '2'])).stderr).toContain('--min-listener-correlation');

@@ -1,5 +1,6 @@
 import type { RatingsReport } from './ratings';
 import type { BucketReport, Interval, JudgeReport, Report } from './report';
+import type { ReportHeader } from './study-settings';
 
 /**
  * The report as one self-contained HTML page: inline CSS and inline SVG, no scripts, no
@@ -179,7 +180,16 @@ ${reading('Each listener’s scores against the other listeners’ mean score of
 </section>`;
 }
 
-export function renderReportHtml(report: Report): string {
+/** The header's lines: the study, when its data were exported, the rules in force (docs/analysis-spec.md §5). */
+function headerHtml(h: ReportHeader | undefined): string {
+  if (!h) return '<p class="muted">Definitions follow the Earmark analysis specification. Intervals are 95%.</p>';
+  const name = h.title ? `${esc(h.title)}${h.study ? ` (${esc(h.study)})` : ''}` : h.study ? esc(h.study) : 'a bundle without study.json';
+  return `<p data-header="study">Study: <b>${name}</b>. Exported ${h.exportedAt ? esc(h.exportedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')) : 'at an unknown time (no study.json)'}.</p>
+<p data-header="rules">Exclusion rules in force: ${h.rules.map((r) => esc(r.description)).join('; ')}.</p>
+<p class="muted">Definitions follow the Earmark analysis specification (docs/analysis-spec.md). Intervals are 95%.</p>`;
+}
+
+export function renderReportHtml(report: Report, header?: ReportHeader): string {
   const l = report.listeners;
   const r = report.reliability;
   const bt = report.bradley_terry;
@@ -263,7 +273,7 @@ ${report.bootstrap ? `<p class="muted">Bootstrap: ${report.bootstrap.resamples} 
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Earmark study report</title>
+<title>${header?.title ? `${esc(header.title)} · ` : ''}Earmark study report</title>
 <style>
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;margin:0;background:#f6f7f9}
 main{max-width:1100px;margin:0 auto;padding:24px 32px 48px}
@@ -283,7 +293,7 @@ svg{display:block;max-width:100%;height:auto;margin:6px 0}
 .row{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:center}
 </style></head><body><main>
 <h1>Listening study report</h1>
-<p class="muted">Definitions follow the Earmark analysis specification. Intervals are 95%.</p>
+${headerHtml(header)}
 ${sections.join('\n')}
 </main></body></html>
 `;

@@ -5,10 +5,9 @@
  * settings of that bundle's study.json. So the dashboard, the live JSON report, the HTML report
  * and `npm run analyze` on an export of the same moment give the same JSON.
  */
-import { describeRules } from '../analysis/exclusion';
 import type { Report } from '../analysis/report';
 import type { RatingsReport } from '../analysis/ratings';
-import { analyzeStudy, resolveSettings, type AnalysisSettings } from '../analysis/study-settings';
+import { analyzeStudy, reportHeader, resolveSettings, type AnalysisSettings, type ReportHeader } from '../analysis/study-settings';
 import { liveBundle } from './bundle';
 import type { Db } from '../db/open';
 import type { Dashboard } from '../contract/reports';
@@ -19,6 +18,8 @@ export interface LiveReport {
   report: Report;
   /** Each rule in force, in the order analyze() applies them (attention first). */
   rules: { reason: string; description: string }[];
+  /** the HTML report's header: study, export moment, rules with thresholds */
+  header: ReportHeader;
 }
 
 interface Analysed extends LiveReport {
@@ -28,7 +29,8 @@ interface Analysed extends LiveReport {
 function reportOf(rows: ExportRows): Analysed {
   const bundle = liveBundle(rows);
   const settings = resolveSettings(bundle.study);
-  return { report: analyzeStudy(bundle, settings), rules: describeRules(settings.minAttention, settings.rules), settings };
+  const header = reportHeader(bundle, settings);
+  return { report: analyzeStudy(bundle, settings), rules: header.rules, header, settings };
 }
 
 /** The report's `ratings` section in the dashboard's words; the listeners below the correlation rule's threshold, lowest first. */

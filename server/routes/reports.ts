@@ -73,7 +73,8 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
     { onRequest: ticketOrToken, schema: { params: StudyParams, querystring: z.object({ ticket: z.string().max(64).optional() }) } },
     async (request, reply) => {
       const study = studyOr404(request.params.study);
-      const html = renderReportHtml(liveReport(app.db, study.id).report);
+      const { report, header } = liveReport(app.db, study.id);
+      const html = renderReportHtml(report, header);
       return asPage(reply, REPORT_CSP)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')

@@ -73,7 +73,8 @@ export function studyRepository(db: Db) {
   const byId = db.prepare<[string], RawStudy>('SELECT * FROM studies WHERE id = ?');
   const all = db.prepare<[], StudySummary>(`
     SELECT s.id, s.title, s.status,
-      (SELECT count(*) FROM items i WHERE i.study_id = s.id) AS items,
+      -- scored items only, as validate and the build summary count them (attention checks and practice apart)
+      (SELECT count(*) FROM items i WHERE i.study_id = s.id AND i.kind = i.trial_kind) AS items,
       (SELECT count(*) FROM listeners l WHERE l.study_id = s.id) AS listeners,
       (SELECT count(*) FROM listeners l WHERE l.study_id = s.id AND l.completed_at IS NOT NULL) AS completed,
       (SELECT count(*) FROM votes v JOIN listeners l ON l.id = v.listener_id WHERE l.study_id = s.id) AS votes

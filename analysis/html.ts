@@ -191,16 +191,17 @@ function headerHtml(h: ReportHeader | undefined): string {
 
 export function renderReportHtml(report: Report, header?: ReportHeader): string {
   const l = report.listeners;
+  const ids = header?.platformIds;
   const r = report.reliability;
   const bt = report.bradley_terry;
   const ensemble = report.judges[0];
   const sections: string[] = [];
 
-  const excludedRows = l.excluded.map((e) => [esc(e.listener_id), esc(e.reasons.join(', ')),
+  const excludedRows = l.excluded.map((e) => [esc(e.listener_id), ...(ids ? [esc(ids[e.listener_id] ?? '—')] : []), esc(e.reasons.join(', ')),
     e.reason === 'attention' ? `${esc(e.correct)}/${esc(e.answered)}` : esc(Object.entries(e).filter(([k]) => !['listener_id', 'reason', 'reasons'].includes(k)).map(([k, v]) => `${k} ${v}`).join(', '))]);
   sections.push(`<section><h2>Listeners</h2>
 <p>${l.total} listeners took part; <b>${l.retained}</b> were retained. Attention-check pass rate over all listeners: <b>${pct(l.attention_pass_rate)}</b>.</p>
-${l.excluded.length ? table(['listener', 'reason(s)', 'detail'], excludedRows, 3) : '<p class="muted">Nobody was excluded.</p>'}
+${l.excluded.length ? table(['listener', ...(ids ? ['platform id'] : []), 'reason(s)', 'detail'], excludedRows, ids ? 4 : 3) : '<p class="muted">Nobody was excluded.</p>'}
 ${Object.keys(l.not_run_by_reason).length ? `<p class="muted">Checks that could not run (neither pass nor fail): ${Object.entries(l.not_run_by_reason).map(([k, v]) => `${esc(k)} ${v}`).join(', ')}.</p>` : ''}
 ${report.input ? `<p class="warn">${report.input.skipped_rows} invalid input row(s) were skipped: ${Object.entries(report.input.skipped_by_reason).map(([k, v]) => `${esc(k)} ${v}`).join('; ')}.</p>` : ''}
 ${reading(`Excluded listeners are left out of everything below; counts by reason: ${Object.entries(l.excluded_by_reason).map(([k, v]) => `${esc(k)} ${v}`).join(', ') || 'none'}.`)}

@@ -96,6 +96,8 @@ export interface ReportHeader {
   title: string | null;
   exportedAt: string | null;
   rules: { reason: string; description: string }[];
+  /** listener id → platform id, given only when the viewer's role may see them (the live report for a researcher) */
+  platformIds?: Readonly<Record<string, string>>;
 }
 
 export function reportHeader(bundle: Bundle, settings: AnalysisSettings): ReportHeader {

@@ -44,7 +44,13 @@ const RatingsSection = z.object({
   /** the study's exclusion threshold on a listener's correlation with the panel; null when the rule is off */
   minListenerCorrelation: z.number().nullable(),
   /** listeners whose ratings correlate with the panel's mean below the threshold (Pearson r), lowest first */
-  lowCorrelation: z.array(z.object({ listener: z.string(), pearsonR: z.number(), n: z.number().int() })),
+  lowCorrelation: z.array(z.object({
+    listener: z.string(),
+    /** the platform id (PROLIFIC_PID, workerId) when the viewer is a researcher; null otherwise or without one */
+    participant: z.string().nullable(),
+    pearsonR: z.number(),
+    n: z.number().int(),
+  })),
 });
 
 /** Live figures of a running study, computed from the database by analysis/ on each request. */

@@ -34,7 +34,7 @@ function reportOf(rows: ExportRows): Analysed {
 }
 
 /** The report's `ratings` section in the dashboard's words; the listeners below the correlation rule's threshold, lowest first. */
-function ratingsSection(ratings: RatingsReport | undefined, settings: AnalysisSettings): Dashboard['ratings'] {
+function ratingsSection(ratings: RatingsReport | undefined, settings: AnalysisSettings, platformIds: ReadonlyMap<string, string> | null): Dashboard['ratings'] {
   if (!ratings) return null;
   const min = settings.rules.correlation?.minListenerCorrelation ?? null;
   return {
@@ -46,7 +46,7 @@ function ratingsSection(ratings: RatingsReport | undefined, settings: AnalysisSe
     krippendorffAlphaOrdinal: ratings.reliability.krippendorff_alpha_ordinal,
     minListenerCorrelation: min,
     lowCorrelation: min === null ? [] : ratings.listener_correlation
-      .flatMap((c) => (c.pearson_r !== null && c.pearson_r < min ? [{ listener: c.listener_id, pearsonR: c.pearson_r, n: c.n }] : []))
+      .flatMap((c) => (c.pearson_r !== null && c.pearson_r < min ? [{ listener: c.listener_id, participant: platformIds?.get(c.listener_id) ?? null, pearsonR: c.pearson_r, n: c.n }] : []))
       .sort((a, b) => a.pearsonR - b.pearsonR),
   };
 }
@@ -55,8 +55,11 @@ export function liveReport(db: Db, studyId: string): LiveReport {
   return reportOf(exportRepository(db).rows(studyId));
 }
 
-/** The dashboard's figures: counts straight from the database, statistics and exclusions from the live report. */
-export function dashboard(db: Db, studyId: string, status: Dashboard['status']): Dashboard {
+/**
+ * The dashboard's figures: counts straight from the database, statistics and exclusions from the
+ * live report. `platformIds` (listener → platform id) only for a viewer whose role may see them.
+ */
+export function dashboard(db: Db, studyId: string, status: Dashboard['status'], platformIds: ReadonlyMap<string, string> | null = null): Dashboard {
   const live = liveRepository(db);
   const rows = exportRepository(db).rows(studyId);
   const { definition } = rows;
@@ -109,6 +112,6 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
       coding: report.reliability.coding,
     },
     judges: report.judges.map((j) => ({ judge: j.judge, items: j.n, agreement: j.agreement, ci95: j.ci95, cohenKappa: j.cohen_kappa })),
-    ratings: ratingsSection(report.ratings, settings),
+    ratings: ratingsSection(report.ratings, settings, platformIds),
   };
 }

@@ -70,6 +70,19 @@ function measured(reason: string, d: Detail, rule: string | undefined, screening
   }
 }
 
+/** The platform id of a listener's link parameters: Prolific's, else MTurk's; null for a plain link. */
+function platformIdOf(external: Record<string, string>): string | null {
+  return PARTICIPANT_PARAMETERS.map((p) => external[p]).find((v) => v !== undefined && v !== '') ?? null;
+}
+
+/** Each listener's platform id (listeners without one are absent): what a researcher sees beside a listener id. */
+export function platformIds(db: Db, studyId: string): Map<string, string> {
+  return new Map(liveRepository(db).participants(studyId).flatMap((l) => {
+    const id = platformIdOf(l.external);
+    return id === null ? [] : [[l.id, id] as const];
+  }));
+}
+
 export function participantTable(db: Db, studyId: string): ParticipantRow[] {
   const live = liveRepository(db);
   const { report, rules } = liveReport(db, studyId);
@@ -84,7 +97,7 @@ export function participantTable(db: Db, studyId: string): ParticipantRow[] {
     const excludedFor = exclusion?.reasons ?? [];
     const seen = attention.get(l.id);
     const checked = screening.get(l.id);
-    const participant = PARTICIPANT_PARAMETERS.map((p) => l.external[p]).find((v) => v !== undefined && v !== '') ?? null;
+    const participant = platformIdOf(l.external);
     const status: ParticipantRow['status'] =
       l.completed_at !== null ? 'finished'
       : checked?.passed === false ? 'screened_out'

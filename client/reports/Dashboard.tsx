@@ -118,12 +118,15 @@ function RatingsPanel({ r }: { r: Ratings }) {
       ) : (
         <table className="data" data-testid="dash-low-correlation">
           <thead>
-            <tr><th>listener</th><th className="n">Pearson r</th><th className="n">ratings</th></tr>
+            <tr><th>listener (platform id)</th><th className="n">Pearson r</th><th className="n">ratings</th></tr>
           </thead>
           <tbody>
             {r.lowCorrelation.map((x) => (
               <tr key={x.listener}>
-                <td>{x.listener}</td>
+                <td>
+                  {x.listener}
+                  {x.participant && <span className="muted small"> · {x.participant}</span>}
+                </td>
                 <td className="n">{num(x.pearsonR)}</td>
                 <td className="n">{x.n}</td>
               </tr>

@@ -104,10 +104,14 @@ export function participantTable(db: Db, studyId: string): ParticipantRow[] {
       : l.done === 0 && checked === undefined ? 'opened'
       : 'unfinished';
     const why = (r: string) => measured(r, exclusion ?? {}, ruleText.get(r), checked);
-    const grounds = excludedFor.filter((r) =>
-      rejectFor.has(r as RejectionGround) && (r !== 'attention' || seen === undefined || seen.answered - seen.correct >= MIN_FAILED_CHECKS_TO_REJECT));
+    const oneSlip = seen !== undefined && seen.answered - seen.correct < MIN_FAILED_CHECKS_TO_REJECT;
+    const grounds = excludedFor.filter((r) => rejectFor.has(r as RejectionGround) && !(r === 'attention' && oneSlip));
     const others = excludedFor.filter((r) => !grounds.includes(r));
-    const alsoExcluded = others.length > 0 ? `; excluded from analysis: ${others.map(why).join('; ')} (not grounds for rejection in this study)` : '';
+    const notGrounds = (r: string) =>
+      r === 'attention' && rejectFor.has('attention') ? `fewer than ${MIN_FAILED_CHECKS_TO_REJECT} failed checks: not grounds for rejection`
+      : r === 'screening' ? 'the screening is never grounds for rejection'
+      : 'not grounds for rejection in this study';
+    const alsoExcluded = others.length > 0 ? `; excluded from analysis: ${others.map((r) => `${why(r)} (${notGrounds(r)})`).join('; ')}` : '';
     const unfinished = `did not finish: ${l.done} of ${l.total} trials; no completion code was shown`;
 
     let decision: ParticipantRow['decision'];

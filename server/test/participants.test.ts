@@ -122,7 +122,7 @@ describe('participants and the approve/reject file', () => {
     // Failed the check but finished (the study lets them go on): excluded by the screening rule, which is never a ground for rejection.
     expect(rows.get(ids.deaf)).toMatchObject({ screening: 'failed', status: 'finished', inAnalysis: false, decision: 'APPROVE', rejectionCategory: null });
     expect(rows.get(ids.deaf).reason).toBe(
-      'completed 20 of 20 trials; excluded from analysis: headphone check failed (antiphase 2 of 6 right) (not grounds for rejection in this study)');
+      'completed 20 of 20 trials; excluded from analysis: headphone check failed (antiphase 2 of 6 right) (the screening is never grounds for rejection)');
     // Leaving part-way is a RETURN unless the study's approvals.rejectFor names incomplete.
     expect(rows.get(ids.half)).toMatchObject({ progress: { done: 6, total: 20 }, completionCode: null, completedAt: null, status: 'unfinished', decision: 'RETURN' });
     expect(rows.get(ids.half).reason).toBe(

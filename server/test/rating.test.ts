@@ -138,6 +138,21 @@ describe('rating trials', () => {
     expect(row('P-careless').reason).toMatch(/attention checks 0\/2 right/);
   });
 
+  it('one failed attention check of two excludes from the analysis but is not a rejection', async () => {
+    const l = await start('mos', 'P-one-slip');
+    let slipped = false;
+    for (let position = 0; position < 9; position++) {
+      const item = itemAt(l.listener, position);
+      const score = item.kind === 'attention' ? (slipped ? Number(item.expected) : ((slipped = true), 4)) : item.kind === 'practice' ? 5 : 3;
+      expect((await vote(l.token, ratingFor(position, score))).status).toBe(200);
+    }
+    const table = await call(`${server.url}/api/studio/studies/mos/participants`, { token: researcher });
+    const row = table.body.participants.find((p: { participant: string }) => p.participant === 'P-one-slip');
+    expect(row).toMatchObject({ attention: { correct: 1, answered: 2 }, excludedFor: ['attention'], inAnalysis: false, decision: 'APPROVE', rejectionCategory: null });
+    expect(row.reason).toBe(
+      'completed 9 of 9 trials; excluded from analysis: attention checks 1/2 right (needs ≥ 75% right) (fewer than 2 failed checks: not grounds for rejection)');
+  });
+
   it('a three-listener MOS panel with a scale-reverser: the careful two are approved, the reverser approved but excluded, r measured against the threshold', async () => {
     // Item seq i has quality 1 + i % 5; careful listener k is one point up on every fourth item, the reverser answers 6 − quality.
     const seqAt = server.app.db.prepare('SELECT i.seq FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?').pluck();

@@ -44,7 +44,7 @@ export async function withZippedBundle<T>(zipFile: string, work: (dir: string) =
     throw new BundleZipError(
       zipFile,
       homes.length === 0
-        ? `holds no items.csv (found ${files.slice(0, 5).join(', ') || 'no files'}); a bundle zip holds items.csv, votes.csv and judge_scores.csv, at its top or in one folder`
+        ? `holds no items.csv (found ${files.slice(0, 5).join(', ') || 'no files'}); a bundle zip holds items.csv and its answer files (votes.csv, ratings.csv, …), at its top or in one folder`
         : `holds more than one bundle (items.csv in ${homes.join(', ')}); zip one study at a time`,
     );
   }

@@ -107,11 +107,28 @@ it('reads item ids and systems trimmed, as the schema makes them', async () => {
   ]);
 });
 
-describe('readBundle refuses bad input naming file, line and column', () => {
-  it('missing file', async () => {
+describe('a bundle without judge_scores.csv or votes.csv (docs/analysis-spec.md §1)', () => {
+  it('reads without judge scores: no judges, the votes as they are', async () => {
     const dir = await tempDir();
     await writeFiles(dir, { 'items.csv': goodItems, 'votes.csv': goodVotes });
-    await expect(readBundle(dir)).rejects.toThrow(/judge_scores\.csv.*missing file/);
+    const bundle = await readBundle(dir);
+    expect(bundle.votes.length).toBe(2);
+    expect(bundle.judgeScores.length).toBe(0);
+  });
+  it('reads without votes: no answers', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, { 'items.csv': goodItems, 'judge_scores.csv': goodScores });
+    const bundle = await readBundle(dir);
+    expect(bundle.votes.length).toBe(0);
+    expect(bundle.items).toHaveLength(2);
+  });
+});
+
+describe('readBundle refuses bad input naming file, line and column', () => {
+  it('missing file: items.csv is the one file a bundle needs', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, { 'votes.csv': goodVotes, 'judge_scores.csv': goodScores });
+    await expect(readBundle(dir)).rejects.toThrow(/^items\.csv line 0: missing file/);
   });
   it('missing column', async () => {
     const e = await refusal({ 'votes.csv': 'item_id,listener_id,chosen\ni1,L1,a\n' });

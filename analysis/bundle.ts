@@ -7,8 +7,8 @@ import { cellText, CSV_PARSE_OPTIONS, CsvSplitter, csvLines, NeedsFullParser, re
 import { StudySettings } from './study-settings';
 
 /**
- * The study export bundle (analysis-spec §1): items.csv, votes.csv, judge_scores.csv, and the
- * round-2 listeners.csv and study.json (a bundle without them stays valid).
+ * The study export bundle (docs/analysis-spec.md §1): items.csv, then votes.csv, judge_scores.csv,
+ * listeners.csv, study.json and ratings.csv where present (only items.csv is required).
  * Reading streams each file through an RFC 4180 parser (csv-parse) and validates every row
  * with zod; votes are kept as typed arrays (one entry per vote), never as row objects, so a
  * million votes stay small. Errors name the file, the line and the column.
@@ -720,8 +720,10 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
   const handle = rowHandlers(builder);
   const read = (file: BundleFile, optional?: readonly string[] | 'all') => readCsv(dir, file, builder, handle[file], optional, fast);
   await read('items.csv');
-  await read('votes.csv', VOTE_FACTS);
-  await read('judge_scores.csv');
+  // Only items.csv is required (docs/analysis-spec.md §1): without votes.csv there are no pair
+  // votes, without judge_scores.csv no judges, and the report leaves their sections out.
+  if (existsSync(join(dir, 'votes.csv'))) await read('votes.csv', VOTE_FACTS);
+  if (existsSync(join(dir, 'judge_scores.csv'))) await read('judge_scores.csv');
   if (existsSync(join(dir, 'listeners.csv'))) {
     builder.hasListeners();
     await read('listeners.csv', 'all');

@@ -51,6 +51,23 @@ describe('analyze CLI', () => {
     expect(await readFile(html, 'utf8')).toContain('B4');
   });
 
+  it('analyses a bundle without judge_scores.csv, the HTML saying the judge sections are left out', async () => {
+    const judgeless = join(dir, 'judgeless');
+    await cp(join(dir, 'bundle'), judgeless, { recursive: true });
+    await rm(join(judgeless, 'judge_scores.csv'));
+    const r = await cli('cli.ts', [judgeless, '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.judges).toEqual([]);
+    expect(report.reliability.votes).toBe(1300);
+    expect(report.bradley_terry.systems).toHaveLength(14);
+    const html = join(dir, 'judgeless.html');
+    expect((await cli('cli.ts', [judgeless, '--format', 'html', '--out', html])).code).toBe(0);
+    const page = await readFile(html, 'utf8');
+    expect(page).toContain('This bundle has no judge scores (judge_scores.csv is absent or empty), so the sections comparing a judge with the listeners are left out.');
+    expect(page).not.toContain('Does the judge prefer what the human majority prefers?');
+  });
+
   it('validates flags and refuses bad bundles naming file, line and column', async () => {
     const bad = await cli('cli.ts', [join(dir, 'bundle'), '--min-attention', '1.5']);
     expect(bad.code).toBe(2);
@@ -135,6 +152,22 @@ describe('analyze CLI on a rating study', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/ratings\.csv line \d+, column 5 \(score\): 1 is outside the study's scale 2–5/);
     expect((await cli('cli.ts', [withStudy, '--rating-scale', '1,5'])).code).toBe(0);
+  });
+
+  it('heads the HTML report with the study, its export time and every rule in force with its threshold', async () => {
+    const headed = join(ratingDir, 'headed');
+    await cp(join(ratingDir, 'bundle'), headed, { recursive: true });
+    await writeFile(join(headed, 'study.json'), JSON.stringify({
+      study: 'mos-pilot', title: 'Voice MOS <pilot>', exportedAt: '2026-01-31T12:00:00.000Z', minAttention: 0.8, splitThreshold: 0.75,
+      rules: { correlation: { minListenerCorrelation: 0.3 }, fast: { minMedianResponseMs: 900 } }, linkParameters: [], ratingScale: [1, 5],
+    }));
+    const html = join(ratingDir, 'headed.html');
+    expect((await cli('cli.ts', [headed, '--format', 'html', '--out', html])).code).toBe(0);
+    const page = await readFile(html, 'utf8');
+    expect(page).toContain('<title>Voice MOS &#60;pilot&#62; · Earmark study report</title>');
+    expect(page).toContain('<p data-header="study">Study: <b>Voice MOS &#60;pilot&#62; (mos-pilot)</b>. Exported 2026-01-31 12:00:00 UTC.</p>');
+    expect(page).toContain(
+      '<p data-header="rules">Exclusion rules in force: attention checks ≥ 80% right; median response ≥ 900 ms; ratings correlate with the panel&#39;s mean at r ≥ 0.3.</p>');
   });
 
   it('validates the rating flags and refuses scores off the scale naming file, line and column', async () => {

@@ -5,7 +5,7 @@ import { BundleError, readBundle, type Bundle, type ReadBundleOptions } from './
 import { BundleZipError, looksLikeZip, withZippedBundle } from './bundle-zip';
 import { reportCsvFiles } from './csv-report';
 import { renderReportHtml } from './html';
-import { analyzeStudy, RatingScale, resolveSettings, type ExclusionRuleSettings } from './study-settings';
+import { analyzeStudy, RatingScale, reportHeader, resolveSettings, type ExclusionRuleSettings } from './study-settings';
 
 const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format json|csv|html] [--out <path>]
   [--min-attention 0.75] [--split-threshold 0.75] [--buckets 5] [--bt-prior λ]
@@ -119,7 +119,7 @@ async function main(): Promise<number> {
     if (f.out) await writeFile(f.out, text);
     else process.stdout.write(text);
   } else if (f.format === 'html') {
-    await writeFile(f.out!, renderReportHtml(report));
+    await writeFile(f.out!, renderReportHtml(report, reportHeader(bundle, settings)));
   } else {
     await mkdir(f.out!, { recursive: true });
     for (const [name, text] of Object.entries(reportCsvFiles(report))) await writeFile(`${f.out}/${name}`, text);

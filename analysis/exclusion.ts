@@ -21,6 +21,8 @@ export interface ExclusionRule {
   /** key used in `excluded[].reason` and `excluded_by_reason` */
   reason: string;
   evaluate(listenerId: string): RuleOutcome;
+  /** the correlation rule's figures, which the report's ratings section lists as they were judged */
+  listenerCorrelations?: ReadonlyMap<string, ListenerCorrelation>;
 }
 
 export interface ListenerFacts {
@@ -115,13 +117,15 @@ export function requireScreening(facts: FactsLookup): ExclusionRule {
 }
 
 /**
- * Excludes rating listeners whose scores correlate with the other listeners' mean below `min`
- * (ITU-T P.808's per-listener check, analysis-spec §4). A listener without ratings, or with too
+ * Excludes rating listeners whose scores correlate with the panel's mean below `min` (ITU-T
+ * P.808's per-listener check by iterative leave-out, docs/analysis-spec.md; `correlations` as
+ * ratingListenerCorrelations(bundle, min) gives them). A listener without ratings, or with too
  * few shared items for r (pearson_r null), is "not_run": a pair study reports the rule as not run.
  */
 export function minListenerCorrelation(min: number, correlations: ReadonlyMap<string, ListenerCorrelation>): ExclusionRule {
   return {
     reason: 'listener_correlation',
+    listenerCorrelations: correlations,
     evaluate(id) {
       const c = correlations.get(id);
       if (!c || c.pearson_r === null) return { outcome: 'not_run' };
@@ -176,7 +180,7 @@ export function exclusionRules(bundle: Bundle, settings: ExclusionRuleSettings):
   if (settings.listening) rules.push(maxListeningViolations(settings.listening.maxListeningViolations, facts));
   if (settings.hidden) rules.push(maxHiddenTime(settings.hidden.maxHiddenMs, facts));
   if (settings.screening) rules.push(requireScreening(facts));
-  if (settings.correlation) rules.push(minListenerCorrelation(settings.correlation.minListenerCorrelation, ratingListenerCorrelations(bundle)));
+  if (settings.correlation) rules.push(minListenerCorrelation(settings.correlation.minListenerCorrelation, ratingListenerCorrelations(bundle, settings.correlation.minListenerCorrelation)));
   return rules;
 }
 

@@ -1,5 +1,6 @@
 import type { RatingsReport } from './ratings';
 import type { BucketReport, Interval, JudgeReport, Report } from './report';
+import type { ReportHeader } from './study-settings';
 
 /**
  * The report as one self-contained HTML page: inline CSS and inline SVG, no scripts, no
@@ -179,18 +180,28 @@ ${reading('Each listener’s scores against the other listeners’ mean score of
 </section>`;
 }
 
-export function renderReportHtml(report: Report): string {
+/** The header's lines: the study, when its data were exported, the rules in force (docs/analysis-spec.md §5). */
+function headerHtml(h: ReportHeader | undefined): string {
+  if (!h) return '<p class="muted">Definitions follow the Earmark analysis specification. Intervals are 95%.</p>';
+  const name = h.title ? `${esc(h.title)}${h.study ? ` (${esc(h.study)})` : ''}` : h.study ? esc(h.study) : 'a bundle without study.json';
+  return `<p data-header="study">Study: <b>${name}</b>. Exported ${h.exportedAt ? esc(h.exportedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')) : 'at an unknown time (no study.json)'}.</p>
+<p data-header="rules">Exclusion rules in force: ${h.rules.map((r) => esc(r.description)).join('; ')}.</p>
+<p class="muted">Definitions follow the Earmark analysis specification (docs/analysis-spec.md). Intervals are 95%.</p>`;
+}
+
+export function renderReportHtml(report: Report, header?: ReportHeader): string {
   const l = report.listeners;
+  const ids = header?.platformIds;
   const r = report.reliability;
   const bt = report.bradley_terry;
   const ensemble = report.judges[0];
   const sections: string[] = [];
 
-  const excludedRows = l.excluded.map((e) => [esc(e.listener_id), esc(e.reasons.join(', ')),
+  const excludedRows = l.excluded.map((e) => [esc(e.listener_id), ...(ids ? [esc(ids[e.listener_id] ?? '—')] : []), esc(e.reasons.join(', ')),
     e.reason === 'attention' ? `${esc(e.correct)}/${esc(e.answered)}` : esc(Object.entries(e).filter(([k]) => !['listener_id', 'reason', 'reasons'].includes(k)).map(([k, v]) => `${k} ${v}`).join(', '))]);
   sections.push(`<section><h2>Listeners</h2>
 <p>${l.total} listeners took part; <b>${l.retained}</b> were retained. Attention-check pass rate over all listeners: <b>${pct(l.attention_pass_rate)}</b>.</p>
-${l.excluded.length ? table(['listener', 'reason(s)', 'detail'], excludedRows, 3) : '<p class="muted">Nobody was excluded.</p>'}
+${l.excluded.length ? table(['listener', ...(ids ? ['platform id'] : []), 'reason(s)', 'detail'], excludedRows, ids ? 4 : 3) : '<p class="muted">Nobody was excluded.</p>'}
 ${Object.keys(l.not_run_by_reason).length ? `<p class="muted">Checks that could not run (neither pass nor fail): ${Object.entries(l.not_run_by_reason).map(([k, v]) => `${esc(k)} ${v}`).join(', ')}.</p>` : ''}
 ${report.input ? `<p class="warn">${report.input.skipped_rows} invalid input row(s) were skipped: ${Object.entries(report.input.skipped_by_reason).map(([k, v]) => `${esc(k)} ${v}`).join('; ')}.</p>` : ''}
 ${reading(`Excluded listeners are left out of everything below; counts by reason: ${Object.entries(l.excluded_by_reason).map(([k, v]) => `${esc(k)} ${v}`).join(', ') || 'none'}.`)}
@@ -243,6 +254,8 @@ ${reading(c.beta1 === null ? 'The logistic model could not be fitted (no votes, 
 </section>`);
   }
 
+  if (!ensemble && pairs) sections.push('<section><h2>Judges</h2><p>This bundle has no judge scores (judge_scores.csv is absent or empty), so the sections comparing a judge with the listeners are left out.</p></section>');
+
   if (bt.systems.length) {
     const top = bt.systems.filter((s) => s.rank_ci === 1).map((s) => esc(s.system));
     const hasBoot = bt.systems.some((s) => s.bootstrap_ci95 !== undefined);
@@ -261,7 +274,7 @@ ${report.bootstrap ? `<p class="muted">Bootstrap: ${report.bootstrap.resamples} 
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Earmark study report</title>
+<title>${header?.title ? `${esc(header.title)} · ` : ''}Earmark study report</title>
 <style>
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;margin:0;background:#f6f7f9}
 main{max-width:1100px;margin:0 auto;padding:24px 32px 48px}
@@ -281,7 +294,7 @@ svg{display:block;max-width:100%;height:auto;margin:6px 0}
 .row{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:center}
 </style></head><body><main>
 <h1>Listening study report</h1>
-<p class="muted">Definitions follow the Earmark analysis specification. Intervals are 95%.</p>
+${headerHtml(header)}
 ${sections.join('\n')}
 </main></body></html>
 `;

@@ -83,8 +83,10 @@ describe('the ratings section on a hand-worked study', () => {
     expect(correlations.get('L3')!.pearson_r).toBeCloseTo(0.6090871521, 9);
     expect(correlations.get('L5')!.pearson_r).toBeCloseTo(-0.9362921947, 9);
     const withRule = analyze(six, { rules: [minListenerCorrelation(0.3, correlations)] });
+    // The figures of both rules that failed, so the approvals file can say what was measured against what.
     expect(withRule.listeners.excluded).toEqual([{
-      listener_id: 'L5', reason: 'attention', correct: 0, answered: 1, reasons: ['attention', 'listener_correlation'],
+      listener_id: 'L5', reason: 'attention', correct: 0, answered: 1, pearson_r: correlations.get('L5')!.pearson_r, n: 6, min_r: 0.3,
+      reasons: ['attention', 'listener_correlation'],
     }]);
     // analysis-spec §2: a listener excluded by several rules counts under each of them.
     expect(withRule.listeners.excluded_by_reason).toEqual({ attention: 1, listener_correlation: 1 });
@@ -136,7 +138,7 @@ describe('ratings beside pair votes', () => {
 
   it('reports the correlation rule as not run when there are no ratings', () => {
     const bundle = buildBundle({ items: pairItems, votes, judgeScores: [] });
-    const report = analyze(bundle, { rules: [minListenerCorrelation(0.3, ratingListenerCorrelations(bundle))] });
+    const report = analyze(bundle, { rules: [minListenerCorrelation(0.3, ratingListenerCorrelations(bundle, 0.3))] });
     // Nobody answered an attention item either: that rule did not run for them as well.
     expect(report.listeners.not_run_by_reason).toEqual({ attention: 3, listener_correlation: 3 });
     expect(report.listeners.excluded).toEqual([]);
@@ -144,20 +146,40 @@ describe('ratings beside pair votes', () => {
 });
 
 describe('the correlation rule in study.json', () => {
-  const settings = resolveSettings({
-    study: 's', exportedAt: '2026-01-31T12:00:00.000Z', minAttention: 0.75, splitThreshold: 0.75, linkParameters: [],
-    rules: { correlation: { minListenerCorrelation: 0.3 } },
-  });
+  const settings0 = { study: 's', exportedAt: '2026-01-31T12:00:00.000Z', minAttention: 0.75, splitThreshold: 0.75, linkParameters: [] };
+  const settings = resolveSettings({ ...settings0, rules: { correlation: { minListenerCorrelation: 0.3 } } });
 
   it('runs as the rule built by hand does, after attention, and is described', () => {
     const bundle = buildBundle(smallRatingStudy());
     const report = analyzeStudy(bundle, settings);
-    expect(report).toEqual(analyze(bundle, { rules: [minListenerCorrelation(0.3, ratingListenerCorrelations(bundle))] }));
+    expect(report).toEqual(analyze(bundle, { rules: [minListenerCorrelation(0.3, ratingListenerCorrelations(bundle, 0.3))] }));
     expect(report.listeners.excluded.find((e) => e.listener_id === 'L4')!.reasons).toEqual(['attention', 'listener_correlation']);
     expect(describeRules(0.75, settings.rules)).toEqual([
       { reason: 'attention', description: 'attention checks ≥ 75% right' },
       { reason: 'listener_correlation', description: "ratings correlate with the panel's mean at r ≥ 0.3" },
     ]);
+  });
+
+  it('keeps both careful listeners of a three-listener panel when the third inverts the scale', () => {
+    // 15 items of quality 1–5; L2 is off by one on every fourth item; L3 answers 6 − quality.
+    // Against the others' mean in one pass both careful listeners would fall below 0.25 with L3.
+    const ids = Array.from({ length: 15 }, (_, k) => `r${k}`);
+    const quality = ids.map((_, k) => 1 + (k % 5));
+    const given: Record<string, number[]> = {
+      L1: quality, L2: quality.map((q, k) => (k % 4 === 0 ? Math.min(5, q + 1) : q)), L3: quality.map((q) => 6 - q),
+    };
+    const bundle = buildBundle({
+      items: ids.map((id, k) => rated(id, k % 2 ? 'A' : 'B', `u${k}`)), votes: [], judgeScores: [],
+      ratings: Object.entries(given).flatMap(([l, s]) => ids.map((id, k) => rating(id, l, k % 2 ? 'A' : 'B', `u${k}`, s[k]))),
+    });
+    const strict = resolveSettings({ ...settings0, rules: { correlation: { minListenerCorrelation: 0.25 } } });
+    const report = analyzeStudy(bundle, strict);
+    expect(report.listeners.excluded.map((e) => e.listener_id)).toEqual(['L3']);
+    expect(report.listeners.excluded[0]).toMatchObject({ reason: 'listener_correlation', n: 15, min_r: 0.25 });
+    const r = new Map(report.ratings!.listener_correlation.map((c) => [c.listener_id, c.pearson_r!]));
+    expect(r.get('L1')!).toBeGreaterThan(0.9);
+    expect(r.get('L2')!).toBeGreaterThan(0.9);
+    expect(r.get('L3')!).toBeLessThan(-0.9);
   });
 
   it('is not run on a pair study', () => {
@@ -190,7 +212,7 @@ describe('simulated rating studies', () => {
     for (let seed = 1; seed <= 20; seed++) {
       const study = simulateRatings({ systems: 5, items: 100, listeners: 15, careless: 3, attention: 0, seed, mos: [4.2, 3.6, 3.0, 2.4, 1.8] });
       const bundle = buildBundle(study);
-      const report = analyze(bundle, { rules: [minListenerCorrelation(0.3, ratingListenerCorrelations(bundle))] });
+      const report = analyze(bundle, { rules: [minListenerCorrelation(0.3, ratingListenerCorrelations(bundle, 0.3))] });
       const excluded = new Set(report.listeners.excluded.map((e) => e.listener_id));
       for (const e of report.listeners.excluded) expect(e.reason).toBe('listener_correlation');
       careless += study.truth.careless.length;

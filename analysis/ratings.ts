@@ -55,13 +55,14 @@ function ordinaryRatings(bundle: Bundle, keep: (listener: number) => boolean) {
 }
 
 /**
- * Each listener's Pearson r with the other listeners' mean on the same items, over all
- * listeners (see listener-correlation.ts), keyed by listener id; listeners without ratings are
- * absent, so the exclusion rule reports them as not run.
+ * Each listener's Pearson r with the mean of the other listeners in the panel on the same items,
+ * starting from all listeners, by iterative leave-out when the rule's threshold `min` is given
+ * (see listener-correlation.ts), keyed by listener id; listeners without ratings are absent, so
+ * the exclusion rule reports them as not run.
  */
-export function ratingListenerCorrelations(bundle: Bundle): Map<string, ListenerCorrelation> {
+export function ratingListenerCorrelations(bundle: Bundle, min: number | null = null): Map<string, ListenerCorrelation> {
   const { item, listener, score } = ordinaryRatings(bundle, () => true);
-  const correlations = listenerCorrelations(item, listener, score, bundle.listeners.length);
+  const correlations = listenerCorrelations(item, listener, score, bundle.listeners.length, min);
   const rated = new Set(listener);
   return new Map(bundle.listeners.flatMap((id, l) => (rated.has(l) ? [[id, correlations[l]] as const] : [])));
 }
@@ -78,10 +79,12 @@ export function countRatingAttention(bundle: Bundle, answered: Int32Array, corre
   }
 }
 
+/** `correlations`: the ones the correlation rule read (with its threshold), else one round without. */
 export function ratingsReport(
   bundle: Bundle,
   retained: ArrayLike<number>,
   bootstrap: { n: number; seed: number } | null,
+  correlations: ReadonlyMap<string, ListenerCorrelation> = ratingListenerCorrelations(bundle),
 ): RatingsReport {
   const all = bundle.ratings!;
   let scale = all.scale;
@@ -136,7 +139,6 @@ export function ratingsReport(
     if (unit) unit.push(used.score[x]);
     else units.set(i, [used.score[x]]);
   });
-  const correlations = ratingListenerCorrelations(bundle);
 
   return {
     scale,

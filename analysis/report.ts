@@ -47,6 +47,7 @@ export interface ExcludedListener {
   reason: string;
   /** every rule the listener failed, the first being `reason` */
   reasons: string[];
+  /** the figures of every failed rule (e.g. correct, answered; pearson_r, n, min_r) */
   [detail: string]: unknown;
 }
 
@@ -227,8 +228,9 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
       retained[l] = 1;
       continue;
     }
-    const [primary] = failures;
-    excluded.push({ listener_id: listeners[l], reason: primary.reason, ...primary.detail, reasons: failures.map((f) => f.reason) });
+    // The figures of every rule that failed (their names differ), so each reason can say what was measured against what.
+    const details = Object.assign({}, ...failures.map((f) => f.detail)) as Record<string, unknown>;
+    excluded.push({ listener_id: listeners[l], reason: failures[0].reason, ...details, reasons: failures.map((f) => f.reason) });
     for (const f of failures) excludedByReason[f.reason] = (excludedByReason[f.reason] ?? 0) + 1;
   }
 
@@ -403,7 +405,10 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     judges,
     bradley_terry: bt,
   };
-  if (bundle.ratings) report.ratings = ratingsReport(bundle, retained, options.bootstrap ?? null);
+  if (bundle.ratings) {
+    const judged = options.rules?.find((r) => r.listenerCorrelations)?.listenerCorrelations;
+    report.ratings = ratingsReport(bundle, retained, options.bootstrap ?? null, judged);
+  }
   if (bundle.skipped.count > 0) {
     report.input = { skipped_rows: bundle.skipped.count, skipped_by_reason: bundle.skipped.by_reason };
   }

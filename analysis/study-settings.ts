@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Bundle } from './bundle';
-import { exclusionRules } from './exclusion';
+import { describeRules, exclusionRules } from './exclusion';
 import { analyze, type AnalyzeOptions, type Report } from './report';
 
 /** What "heard the clip" means for the `listening` rule (as the study's `listening`). */
@@ -52,6 +52,8 @@ export const StudySettings = z.object({
   orientation: z.string().optional(),
   /** a rating study's scale [lowest, highest]; ratings.csv's scores outside it are refused */
   ratingScale: RatingScale.optional(),
+  /** the study's title, for the report's header */
+  title: z.string().optional(),
 });
 export type StudySettings = z.infer<typeof StudySettings>;
 
@@ -86,4 +88,23 @@ export function analyzeStudy(
     splitThreshold: settings.splitThreshold,
     rules: exclusionRules(bundle, settings.rules),
   });
+}
+
+/** What a report's header names: the study, the moment of its data, and every rule in force with its threshold. */
+export interface ReportHeader {
+  study: string | null;
+  title: string | null;
+  exportedAt: string | null;
+  rules: { reason: string; description: string }[];
+  /** listener id → platform id, given only when the viewer's role may see them (the live report for a researcher) */
+  platformIds?: Readonly<Record<string, string>>;
+}
+
+export function reportHeader(bundle: Bundle, settings: AnalysisSettings): ReportHeader {
+  return {
+    study: bundle.study?.study ?? null,
+    title: bundle.study?.title ?? null,
+    exportedAt: bundle.study?.exportedAt ?? null,
+    rules: describeRules(settings.minAttention, settings.rules),
+  };
 }

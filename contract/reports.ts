@@ -44,7 +44,13 @@ const RatingsSection = z.object({
   /** the study's exclusion threshold on a listener's correlation with the panel; null when the rule is off */
   minListenerCorrelation: z.number().nullable(),
   /** listeners whose ratings correlate with the panel's mean below the threshold (Pearson r), lowest first */
-  lowCorrelation: z.array(z.object({ listener: z.string(), pearsonR: z.number(), n: z.number().int() })),
+  lowCorrelation: z.array(z.object({
+    listener: z.string(),
+    /** the platform id (PROLIFIC_PID, workerId) when the viewer is a researcher; null otherwise or without one */
+    participant: z.string().nullable(),
+    pearsonR: z.number(),
+    n: z.number().int(),
+  })),
 });
 
 /** Live figures of a running study, computed from the database by analysis/ on each request. */
@@ -56,6 +62,9 @@ export const Dashboard = z.object({
   listeners: z.object({
     started: z.number().int(),
     completed: z.number().int(),
+    /** the headphone check failed and they did not finish */
+    screenedOut: z.number().int(),
+    /** started, neither finished nor screened out */
     inProgress: z.number().int(),
     /** listeners with at least one vote: the ones the analysis sees */
     voted: z.number().int(),
@@ -70,7 +79,10 @@ export const Dashboard = z.object({
   /** Minutes from session start to the last vote, one entry per completed listener (sorted). */
   completionMinutes: z.array(z.number()),
   votes: z.object({
+    /** answers on the study's trials, practice left out (practice teaches the task and is not data) */
     total: z.number().int(),
+    /** answers on practice trials */
+    practice: z.number().int(),
     /** per item (practice included), in study order */
     perItem: z.array(z.object({ seq: z.number().int(), kind: z.enum(ITEM_KINDS), votes: z.number().int() })),
   }),
@@ -126,7 +138,22 @@ export const ParticipantRow = z.object({
   excludedFor: z.array(z.string()),
   /** the completion code this listener was shown; null until they finished */
   completionCode: z.string().nullable(),
-  decision: z.enum(['APPROVE', 'REJECT']),
+  /**
+   * finished: shown the completion code; screened_out: the headphone check failed and they did not
+   * finish; unfinished: left part-way; opened: opened the link only (no check taken, no trial answered)
+   */
+  status: z.enum(['finished', 'unfinished', 'screened_out', 'opened']),
+  /** whether the analysis uses this listener's answers (answered, and excluded by no rule) */
+  inAnalysis: z.boolean(),
+  /**
+   * What to do on the platform: APPROVE; REJECT only on a ground the study's approvals.rejectFor
+   * names; RETURN for the screened out (Prolific's screen-out) and, unless the study rejects for
+   * it, for the unfinished; NONE for those who only opened the link (nothing was submitted).
+   */
+  decision: z.enum(['APPROVE', 'REJECT', 'RETURN', 'NONE']),
+  /** Prolific's rejection_category of a REJECT (FAILED_CHECK, TOO_QUICKLY, …); null otherwise */
+  rejectionCategory: z.string().nullable(),
+  /** what was measured against what, e.g. "r = -0.13 < 0.25 over 15 items" */
   reason: z.string(),
 });
 export type ParticipantRow = z.infer<typeof ParticipantRow>;

@@ -12,6 +12,7 @@ export const StudioStudy = z.object({
   id: StudyId,
   title: z.string(),
   status: StudyStatus,
+  /** scored items (the study's trial kind), attention checks and practice not counted, as `npm run study -- validate` counts them */
   items: z.number().int().nonnegative(),
   listeners: z.number().int().nonnegative(),
   completed: z.number().int().nonnegative(),

@@ -307,6 +307,42 @@ export const Exclusion = z
   .strict();
 export type Exclusion = z.infer<typeof Exclusion>;
 
+/**
+ * What may lead to REJECT in the approvals file (server/participants.ts): the exclusion rules by
+ * their report names, and `incomplete` (left without the completion code). Every other exclusion
+ * is "approve, excluded from analysis". The headphone screening is not among them: a participant
+ * it sent away is returned (Prolific's screen-out), never rejected.
+ */
+export const REJECTION_GROUNDS = ['attention', 'fast', 'listening', 'hidden', 'listener_correlation', 'incomplete'] as const;
+export type RejectionGround = (typeof REJECTION_GROUNDS)[number];
+/** The default: failed attention checks only, which the platforms accept as grounds (see docs/studio.md). */
+export const DEFAULT_REJECTION_GROUNDS: RejectionGround[] = ['attention'];
+
+/** Which rule each ground needs switched on, and the setting that does it. */
+const GROUND_SETTING: Partial<Record<RejectionGround, keyof Exclusion>> = {
+  fast: 'minMedianResponseMs',
+  listening: 'maxListeningViolations',
+  hidden: 'maxHiddenMs',
+  listener_correlation: 'minListenerCorrelation',
+};
+
+export const Approvals = z
+  .object({
+    rejectFor: z
+      .array(
+        z.enum(REJECTION_GROUNDS, {
+          error: (issue) =>
+            issue.input === 'screening'
+              ? 'a participant the headphone screening sent away is returned (Prolific\'s screen-out), never rejected; remove screening'
+              : `expected one of ${REJECTION_GROUNDS.join(', ')}`,
+        }),
+      )
+      .refine((list) => new Set(list).size === list.length, 'each ground once')
+      .default(DEFAULT_REJECTION_GROUNDS),
+  })
+  .strict();
+export type Approvals = z.infer<typeof Approvals>;
+
 /** Settings of the report that are not exclusion rules (analysis-spec §2). */
 export const Analysis = z
   .object({
@@ -361,6 +397,8 @@ export const StudyDefinition = z
       .default({ kind: 'none', required: false }),
     exclusion: Exclusion.default({ minAttention: 0.75, excludeFailedScreening: false }),
     analysis: Analysis.default({ splitThreshold: 0.75 }),
+    /** Which exclusions the approvals file may turn into REJECT (REJECTION_GROUNDS). */
+    approvals: Approvals.default({ rejectFor: DEFAULT_REJECTION_GROUNDS }),
     /** Long studies: a non-blocking "take a short break" notice after every this many trials. */
     breakEvery: z.number().int().positive().optional(),
     /** Offer listeners an optional comments box when they finish (exported as listeners.csv's `comments`). */
@@ -390,6 +428,11 @@ export const StudyDefinition = z
           path: [key],
           message: `has no text in the study's language "${d.language}" (given: ${Object.keys(d[key]).join(', ')}); add ${d.language}: or change language:`,
         });
+    d.approvals.rejectFor.forEach((ground, i) => {
+      const setting = GROUND_SETTING[ground];
+      if (setting !== undefined && d.exclusion[setting] === undefined)
+        ctx.addIssue({ code: 'custom', path: ['approvals', 'rejectFor', i], message: `names ${ground}, but that rule is off: set exclusion.${setting}, or remove ${ground}` });
+    });
   })
   // Also when other fields have problems, so that every problem of the file is reported at once.
   .superRefine(

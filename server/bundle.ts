@@ -35,6 +35,7 @@ function studySettings(rows: ExportRows, exportedAt: string): StudySettings {
       ? `a seeded coin per item (seed ${definition.seed}), balanced so each system is a in half of its items (±1)`
       : 'as the study lists its items (systemA = a)',
     ...(definition.trial.kind === 'rating' && { ratingScale: [1, definition.trial.scale.points] as [number, number] }),
+    title: definition.title,
   };
 }
 

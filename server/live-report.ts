@@ -5,10 +5,9 @@
  * settings of that bundle's study.json. So the dashboard, the live JSON report, the HTML report
  * and `npm run analyze` on an export of the same moment give the same JSON.
  */
-import { describeRules } from '../analysis/exclusion';
 import type { Report } from '../analysis/report';
 import type { RatingsReport } from '../analysis/ratings';
-import { analyzeStudy, resolveSettings, type AnalysisSettings } from '../analysis/study-settings';
+import { analyzeStudy, reportHeader, resolveSettings, type AnalysisSettings, type ReportHeader } from '../analysis/study-settings';
 import { liveBundle } from './bundle';
 import type { Db } from '../db/open';
 import type { Dashboard } from '../contract/reports';
@@ -19,6 +18,8 @@ export interface LiveReport {
   report: Report;
   /** Each rule in force, in the order analyze() applies them (attention first). */
   rules: { reason: string; description: string }[];
+  /** the HTML report's header: study, export moment, rules with thresholds */
+  header: ReportHeader;
 }
 
 interface Analysed extends LiveReport {
@@ -28,11 +29,12 @@ interface Analysed extends LiveReport {
 function reportOf(rows: ExportRows): Analysed {
   const bundle = liveBundle(rows);
   const settings = resolveSettings(bundle.study);
-  return { report: analyzeStudy(bundle, settings), rules: describeRules(settings.minAttention, settings.rules), settings };
+  const header = reportHeader(bundle, settings);
+  return { report: analyzeStudy(bundle, settings), rules: header.rules, header, settings };
 }
 
 /** The report's `ratings` section in the dashboard's words; the listeners below the correlation rule's threshold, lowest first. */
-function ratingsSection(ratings: RatingsReport | undefined, settings: AnalysisSettings): Dashboard['ratings'] {
+function ratingsSection(ratings: RatingsReport | undefined, settings: AnalysisSettings, platformIds: ReadonlyMap<string, string> | null): Dashboard['ratings'] {
   if (!ratings) return null;
   const min = settings.rules.correlation?.minListenerCorrelation ?? null;
   return {
@@ -44,7 +46,7 @@ function ratingsSection(ratings: RatingsReport | undefined, settings: AnalysisSe
     krippendorffAlphaOrdinal: ratings.reliability.krippendorff_alpha_ordinal,
     minListenerCorrelation: min,
     lowCorrelation: min === null ? [] : ratings.listener_correlation
-      .flatMap((c) => (c.pearson_r !== null && c.pearson_r < min ? [{ listener: c.listener_id, pearsonR: c.pearson_r, n: c.n }] : []))
+      .flatMap((c) => (c.pearson_r !== null && c.pearson_r < min ? [{ listener: c.listener_id, participant: platformIds?.get(c.listener_id) ?? null, pearsonR: c.pearson_r, n: c.n }] : []))
       .sort((a, b) => a.pearsonR - b.pearsonR),
   };
 }
@@ -53,13 +55,16 @@ export function liveReport(db: Db, studyId: string): LiveReport {
   return reportOf(exportRepository(db).rows(studyId));
 }
 
-/** The dashboard's figures: counts straight from the database, statistics and exclusions from the live report. */
-export function dashboard(db: Db, studyId: string, status: Dashboard['status']): Dashboard {
+/**
+ * The dashboard's figures: counts straight from the database, statistics and exclusions from the
+ * live report. `platformIds` (listener → platform id) only for a viewer whose role may see them.
+ */
+export function dashboard(db: Db, studyId: string, status: Dashboard['status'], platformIds: ReadonlyMap<string, string> | null = null): Dashboard {
   const live = liveRepository(db);
   const rows = exportRepository(db).rows(studyId);
   const { definition } = rows;
   const { report, rules, settings } = reportOf(rows);
-  const { started, completed } = live.listeners(studyId);
+  const { started, completed, screenedOut } = live.listeners(studyId);
   const perItem = live.votesPerItem(studyId);
   const attention = live.attention(studyId);
   const screening = rows.listeners.map((l) => l.screening);
@@ -71,7 +76,8 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
     listeners: {
       started,
       completed,
-      inProgress: started - completed,
+      screenedOut,
+      inProgress: started - completed - screenedOut,
       voted: report.listeners.total,
       retained: report.listeners.retained,
       excluded: report.listeners.excluded.length,
@@ -80,7 +86,11 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
       rules,
     },
     completionMinutes: live.completionSeconds(studyId).map((s) => s / 60),
-    votes: { total: perItem.reduce((n, i) => n + i.votes, 0), perItem },
+    votes: {
+      total: perItem.reduce((n, i) => n + (i.kind === 'practice' ? 0 : i.votes), 0),
+      practice: perItem.reduce((n, i) => n + (i.kind === 'practice' ? i.votes : 0), 0),
+      perItem,
+    },
     attention: {
       answered: attention.reduce((n, a) => n + a.answered, 0),
       correct: attention.reduce((n, a) => n + a.correct, 0),
@@ -102,6 +112,6 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status']):
       coding: report.reliability.coding,
     },
     judges: report.judges.map((j) => ({ judge: j.judge, items: j.n, agreement: j.agreement, ci95: j.ci95, cohenKappa: j.cohen_kappa })),
-    ratings: ratingsSection(report.ratings, settings),
+    ratings: ratingsSection(report.ratings, settings, platformIds),
   };
 }

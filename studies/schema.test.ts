@@ -44,6 +44,18 @@ describe('parseStudyYaml', () => {
     });
   });
 
+  it('takes the grounds for rejection, attention by default; the screening is never one, and a ground needs its rule on', () => {
+    expect(parseStudyYaml(minimal).definition.approvals).toEqual({ rejectFor: ['attention'] });
+    const own = parseStudyYaml(`${minimal}exclusion: { minMedianResponseMs: 800 }\napprovals: { rejectFor: [fast, incomplete] }\n`);
+    expect(own.definition.approvals.rejectFor).toEqual(['fast', 'incomplete']);
+    expect(parseStudyYaml(`${minimal}approvals: { rejectFor: [] }\n`).definition.approvals.rejectFor).toEqual([]);
+    const screening = problems(`${minimal}approvals: { rejectFor: [attention, screening] }\n`).join('\n');
+    expect(screening).toMatch(/approvals\.rejectFor\[1\]: .*returned \(Prolific's screen-out\), never rejected/);
+    const off = problems(`${minimal}approvals: { rejectFor: [listener_correlation, fast] }\n`).join('\n');
+    expect(off).toMatch(/approvals\.rejectFor\[0\]: names listener_correlation, but that rule is off: set exclusion\.minListenerCorrelation/);
+    expect(off).toMatch(/approvals\.rejectFor\[1\]: names fast, but that rule is off: set exclusion\.minMedianResponseMs/);
+  });
+
   it('names line, column and field for wrong types, unknown keys and missing fields', () => {
     const yaml = minimal
       .replace('  kind: crossed', '  kind: incomplete\n  itemsPerListener: ten\n  ratingsPerItem: 3\n  colour: blue')

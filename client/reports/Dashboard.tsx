@@ -118,12 +118,15 @@ function RatingsPanel({ r }: { r: Ratings }) {
       ) : (
         <table className="data" data-testid="dash-low-correlation">
           <thead>
-            <tr><th>listener</th><th className="n">Pearson r</th><th className="n">ratings</th></tr>
+            <tr><th>listener (platform id)</th><th className="n">Pearson r</th><th className="n">ratings</th></tr>
           </thead>
           <tbody>
             {r.lowCorrelation.map((x) => (
               <tr key={x.listener}>
-                <td>{x.listener}</td>
+                <td>
+                  {x.listener}
+                  {x.participant && <span className="muted small"> · {x.participant}</span>}
+                </td>
                 <td className="n">{num(x.pearsonR)}</td>
                 <td className="n">{x.n}</td>
               </tr>
@@ -167,9 +170,14 @@ export function Dashboard({ study }: { study: string }) {
 
       <div className="figures">
         <Figure label="started" value={l.started} sub={`target ${data.targetListeners}`} testId="dash-started" />
-        <Figure label="completed" value={l.completed} sub={`${l.inProgress} in progress`} testId="dash-completed" />
+        <Figure
+          label="completed"
+          value={l.completed}
+          sub={`${l.inProgress} in progress${l.screenedOut ? `, ${l.screenedOut} screened out` : ''}`}
+          testId="dash-completed"
+        />
         <Figure label="excluded" value={l.excluded} sub={`${l.retained} of ${l.voted} retained`} testId="dash-excluded" />
-        <Figure label="votes" value={data.votes.total} testId="dash-votes" />
+        <Figure label="votes" value={data.votes.total} sub={data.votes.practice ? `practice not counted (${data.votes.practice})` : undefined} testId="dash-votes" />
         <Figure
           label="attention checks passed"
           value={pct(data.attention.passRate)}

@@ -239,7 +239,8 @@ export function StudyPage({ id }: { id: string }) {
           </div>
         </div>
         <p className="muted">
-          {detail.items} items · {detail.listeners} listeners · {detail.completed} completed · {detail.votes} votes
+          {detail.items} items, {detail.itemsByKind.attention} attention checks, {detail.itemsByKind.practice} practice trials · {detail.listeners} listeners ·{' '}
+          {detail.completed} completed · {detail.votes} votes
         </p>
         <div className="links">
           <CopyField label="Listener link" value={detail.links.plain} testId="link-plain" />

@@ -8,6 +8,8 @@ import { HttpError, notFound } from '../errors';
 import { asPage } from '../plugins/security';
 import { dashboard, liveReport } from '../live-report';
 import { renderReportHtml } from '../../analysis/html';
+import { platformIds } from '../participants';
+import type { Role } from '../store/access-tokens';
 
 const StudyParams = z.object({ study: StudyId });
 const TICKET_MS = 60_000;
@@ -21,7 +23,7 @@ const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:
  */
 export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
   const readers = app.requireRole('researcher', 'analyst');
-  const tickets = new Map<string, { study: string; expires: number }>();
+  const tickets = new Map<string, { study: string; expires: number; role: Role | null }>();
   const studyOr404 = (id: string) => {
     const study = app.store.studies.get(id);
     if (!study) throw notFound('unknown_study', 'no such study');
@@ -31,7 +33,11 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/studio/studies/:study/dashboard',
     { onRequest: readers, schema: { params: StudyParams, response: { 200: Dashboard } } },
-    async (request) => dashboard(app.db, request.params.study, studyOr404(request.params.study).status),
+    async (request) => {
+      const { study } = request.params;
+      // The recruiting platform's ids are the researcher's to see (as in the participants table).
+      return dashboard(app.db, study, studyOr404(study).status, request.staffRole === 'researcher' ? platformIds(app.db, study) : null);
+    },
   );
 
   app.get(
@@ -51,7 +57,7 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
       const now = Date.now();
       for (const [t, v] of tickets) if (v.expires < now) tickets.delete(t);
       const ticket = randomBytes(24).toString('base64url');
-      tickets.set(ticket, { study: study.id, expires: now + TICKET_MS });
+      tickets.set(ticket, { study: study.id, expires: now + TICKET_MS, role: request.staffRole });
       return { url: `/api/reports/${study.id}/html?ticket=${ticket}`, expiresAt: new Date(now + TICKET_MS).toISOString() };
     },
   );
@@ -66,6 +72,7 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!held || held.study !== study || held.expires < Date.now()) {
       throw new HttpError(401, 'unauthorized', 'this report link has expired or was already used; open the report again from the studio');
     }
+    request.staffRole = held.role;
   };
 
   app.get(
@@ -73,7 +80,9 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
     { onRequest: ticketOrToken, schema: { params: StudyParams, querystring: z.object({ ticket: z.string().max(64).optional() }) } },
     async (request, reply) => {
       const study = studyOr404(request.params.study);
-      const html = renderReportHtml(liveReport(app.db, study.id).report);
+      const { report, header } = liveReport(app.db, study.id);
+      const ids = request.staffRole === 'researcher' ? Object.fromEntries(platformIds(app.db, study.id)) : undefined;
+      const html = renderReportHtml(report, { ...header, ...(ids && { platformIds: ids }) });
       return asPage(reply, REPORT_CSP)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')

@@ -19,8 +19,11 @@ export interface ItemPreview {
  * dashboard takes them from the live report (the export's rows through analysis/).
  */
 export function liveRepository(db: Db) {
-  const listenerCounts = db.prepare<[string], { started: number; completed: number }>(`
-    SELECT count(*) AS started, count(completed_at) AS completed FROM listeners WHERE study_id = ?`);
+  // Screened out: the headphone check failed and the listener did not finish (they are not "in progress").
+  const listenerCounts = db.prepare<[string], { started: number; completed: number; screenedOut: number }>(`
+    SELECT count(*) AS started, count(completed_at) AS completed,
+           count(CASE WHEN completed_at IS NULL AND json_extract(screening, '$.passed') = 0 THEN 1 END) AS screenedOut
+    FROM listeners WHERE study_id = ?`);
   const completionSeconds = db.prepare<[string], { seconds: number }>(`
     SELECT (julianday(completed_at) - julianday(created_at)) * 86400.0 AS seconds
     FROM listeners WHERE study_id = ? AND completed_at IS NOT NULL ORDER BY seconds`);
@@ -79,6 +82,9 @@ export function liveRepository(db: Db) {
     },
     /** Each listener's screening outcome as listeners.csv words it (passed, failed or null). */
     screeningOutcomes: (studyId: string) => new Map(screenings.all(studyId).map((r) => [r.id, screeningOutcome(r.screening)])),
+    /** Each screened listener's stored check: its kind, outcome and score (both checks' under `results`). */
+    screeningResults: (studyId: string) =>
+      new Map(screenings.all(studyId).flatMap((r) => (r.screening === null ? [] : [[r.id, JSON.parse(r.screening) as ScreeningRecord] as const]))),
     /** Every listener of the study with their link parameters, progress and completion, oldest first. */
     participants: (studyId: string) =>
       participantRows.all(studyId).map((r) => ({ ...r, external: JSON.parse(r.external) as Record<string, string> })),
@@ -92,3 +98,12 @@ export function liveRepository(db: Db) {
   };
 }
 export type LiveRepository = ReturnType<typeof liveRepository>;
+
+/** listeners.screening as the session stored it (server/store/sessions.ts). */
+export interface ScreeningRecord {
+  kind: string;
+  passed: boolean;
+  correct?: number;
+  trials?: number;
+  results?: ScreeningRecord[];
+}

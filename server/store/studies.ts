@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/open';
-import { Language, ListeningRequirement, Screening } from '../../contract/study-definition';
+import { DEFAULT_REJECTION_GROUNDS, Language, ListeningRequirement, REJECTION_GROUNDS, Screening } from '../../contract/study-definition';
 import { TrialSettings, type StudyIntro } from '../../contract/listener';
 
 export type { StudyStatus } from '../../contract/constants';
@@ -23,6 +23,8 @@ const ServedDefinition = z.object({
   design: z.object({ itemsPerListener: z.number().int().positive().optional() }).default({}),
   breakEvery: z.number().int().positive().optional(),
   comments: z.boolean().default(false),
+  /** what the approvals file may turn into REJECT; a definition stored before the setting gets the default */
+  approvals: z.object({ rejectFor: z.array(z.enum(REJECTION_GROUNDS)) }).default({ rejectFor: DEFAULT_REJECTION_GROUNDS }),
   completion: z
     .object({
       code: z.string().nullable().default(null),
@@ -71,7 +73,8 @@ export function studyRepository(db: Db) {
   const byId = db.prepare<[string], RawStudy>('SELECT * FROM studies WHERE id = ?');
   const all = db.prepare<[], StudySummary>(`
     SELECT s.id, s.title, s.status,
-      (SELECT count(*) FROM items i WHERE i.study_id = s.id) AS items,
+      -- scored items only, as validate and the build summary count them (attention checks and practice apart)
+      (SELECT count(*) FROM items i WHERE i.study_id = s.id AND i.kind = i.trial_kind) AS items,
       (SELECT count(*) FROM listeners l WHERE l.study_id = s.id) AS listeners,
       (SELECT count(*) FROM listeners l WHERE l.study_id = s.id AND l.completed_at IS NOT NULL) AS completed,
       (SELECT count(*) FROM votes v JOIN listeners l ON l.id = v.listener_id WHERE l.study_id = s.id) AS votes

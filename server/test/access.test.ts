@@ -52,7 +52,8 @@ describe('researcher and analyst access', () => {
     await call(`${server.url}/api/session/votes`, { token: session.body.token, body: voteFor(0) });
     await call(`${server.url}/api/session/votes`, { token: session.body.token, body: voteFor(1) });
     const list = await call(`${server.url}/api/studio/studies`, { token: analyst });
-    expect(list.body.studies[0]).toMatchObject({ id: 'access', status: 'open', items: 9, votes: 2 });
+    // Scored items only (6 pairs; the 2 attention checks and 1 practice trial apart), as validate counts them.
+    expect(list.body.studies[0]).toMatchObject({ id: 'access', status: 'open', items: 6, votes: 2 });
 
     const paused = await call(`${server.url}/api/studio/studies/access/pause`, { token: researcher, body: {} });
     expect(paused.body.status).toBe('paused');

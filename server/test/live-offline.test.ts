@@ -337,8 +337,21 @@ describe('a rating study: live report = npm run analyze on the export', () => {
       krippendorffAlphaInterval: r.reliability.krippendorff_alpha_interval,
       krippendorffAlphaOrdinal: r.reliability.krippendorff_alpha_ordinal,
       minListenerCorrelation: 0.25,
-      lowCorrelation: [{ listener: reportListener('R-reversed'), pearsonR: expect.any(Number), n: 9 }],
+      // An analyst does not see the recruiting platform's ids.
+      lowCorrelation: [{ listener: reportListener('R-reversed'), participant: null, pearsonR: expect.any(Number), n: 9 }],
     });
+    // A researcher sees the platform id beside the listener id, in the dashboard's list and the HTML report's.
+    const researcher = (await mos.app.store.accessTokens.create('researcher')).token;
+    const theirs = (await call(`${mos.url}/api/studio/studies/${MOS}/dashboard`, { token: researcher })).body;
+    expect(theirs.ratings.lowCorrelation).toEqual([{ ...dash.body.ratings.lowCorrelation[0], participant: 'R-reversed' }]);
+    const page = async (as: string) => {
+      const link = (await call(`${mos.url}/api/reports/${MOS}/html-link`, { token: as, method: 'POST' })).body;
+      return (await fetch(`${mos.url}${link.url}`)).text();
+    };
+    const excludedRow = (html: string) => html.match(new RegExp(`<tr><td>${reportListener('R-reversed')}</td>.*?</tr>`))?.[0];
+    expect(excludedRow(await page(researcher))).toMatch(/^<tr><td>[^<]+<\/td><td>R-reversed<\/td><td>listener_correlation<\/td>/);
+    expect(excludedRow(await page(token))).toMatch(/^<tr><td>[^<]+<\/td><td>listener_correlation<\/td>/);
+    expect(await page(token)).not.toContain('R-reversed');
     expect(dash.body.ratings.lowCorrelation[0].pearsonR).toBe(r.listener_correlation.find((c: any) => c.listener_id === reportListener('R-reversed')).pearson_r);
     expect(dash.body.listeners).toMatchObject({ voted: 6, retained: 3, excludedByReason: report.listeners.excluded_by_reason });
     expect(dash.body.listeners.rules.map((x: { reason: string }) => x.reason)).toEqual(['attention', 'screening', 'listener_correlation']);

@@ -18,6 +18,7 @@ beforeAll(async () => {
       { study: 'mos', pairs: 6, attention: 2, practice: 1, rating: { caption: true } },
       { study: 'mos7', pairs: 3, attention: 1, practice: 0, rating: { scale: { points: 7 }, caption: false } },
       { study: 'pairs', pairs: 2, attention: 0, practice: 0 },
+      { study: 'mos3', pairs: 15, attention: 0, practice: 0, rating: { caption: false, minListenerCorrelation: 0.25 } },
     ],
   });
   researcher = (await server.app.store.accessTokens.create('researcher')).token;
@@ -135,6 +136,62 @@ describe('rating trials', () => {
     expect(row('P-careful')).toMatchObject({ attention: { correct: 2, answered: 2 }, decision: 'APPROVE' });
     expect(row('P-careless')).toMatchObject({ attention: { correct: 0, answered: 2 }, decision: 'REJECT', excludedFor: ['attention'] });
     expect(row('P-careless').reason).toMatch(/attention checks 0\/2 right/);
+  });
+
+  it('one failed attention check of two excludes from the analysis but is not a rejection', async () => {
+    const l = await start('mos', 'P-one-slip');
+    let slipped = false;
+    for (let position = 0; position < 9; position++) {
+      const item = itemAt(l.listener, position);
+      const score = item.kind === 'attention' ? (slipped ? Number(item.expected) : ((slipped = true), 4)) : item.kind === 'practice' ? 5 : 3;
+      expect((await vote(l.token, ratingFor(position, score))).status).toBe(200);
+    }
+    const table = await call(`${server.url}/api/studio/studies/mos/participants`, { token: researcher });
+    const row = table.body.participants.find((p: { participant: string }) => p.participant === 'P-one-slip');
+    expect(row).toMatchObject({ attention: { correct: 1, answered: 2 }, excludedFor: ['attention'], inAnalysis: false, decision: 'APPROVE', rejectionCategory: null });
+    expect(row.reason).toBe(
+      'completed 9 of 9 trials; excluded from analysis: attention checks 1/2 right (needs ≥ 75% right) (fewer than 2 failed checks: not grounds for rejection)');
+  });
+
+  it('a three-listener MOS panel with a scale-reverser: the careful two are approved, the reverser approved but excluded, r measured against the threshold', async () => {
+    // Item seq i has quality 1 + i % 5; careful listener k is one point up on every fourth item, the reverser answers 6 − quality.
+    const seqAt = server.app.db.prepare('SELECT i.seq FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?').pluck();
+    const panel = [{ pid: 'P-reverser', k: 0 }, { pid: 'P-careful-1', k: 1 }, { pid: 'P-careful-2', k: 2 }];
+    for (const { pid, k } of panel) {
+      const l = await start('mos3', pid);
+      for (let position = 0; position < 15; position++) {
+        const q = 1 + ((seqAt.get(l.listener, position) as number) % 5);
+        const score = k === 0 ? 6 - q : (position + k) % 4 === 0 ? Math.min(5, q + 1) : q;
+        expect((await vote(l.token, ratingFor(position, score))).status).toBe(200);
+      }
+    }
+    const res = await fetch(`${server.url}/api/studio/studies/mos3/approvals.csv`, { headers: { authorization: `Bearer ${researcher}` } });
+    expect(res.status).toBe(200);
+    const lines = (await res.text()).trim().split('\r\n').map((line) => line.split(','));
+    const by = new Map(lines.slice(1).map((f) => [f[0], f]));
+    for (const pid of ['P-careful-1', 'P-careful-2']) {
+      expect(by.get(pid)!.slice(1, 4), pid).toEqual(['APPROVE', 'completed 15 of 15 trials', '']);
+    }
+    // Rating out of step with the panel is not grounds for rejection unless the study says so (approvals.rejectFor).
+    expect(by.get('P-reverser')![1]).toBe('APPROVE');
+    expect(by.get('P-reverser')![2]).toMatch(/^completed 15 of 15 trials; excluded from analysis: r = -0\.\d\d < 0\.25 over 15 items \(not grounds for rejection in this study\)$/);
+    const report = (await call(`${server.url}/api/reports/mos3`, { token: researcher })).body;
+    expect(report.listeners.excluded.map((e: { reason: string }) => e.reason)).toEqual(['listener_correlation']);
+  });
+
+  it('the dashboard counts practice apart and a listener the headphone check sent away as screened out, not in progress', async () => {
+    const sent = await start('mos', 'P-sent-away');
+    const body = { kind: 'antiphase', passed: false, correct: 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
+    expect((await call(`${server.url}/api/session/screening`, { token: sent.token, body })).status).toBe(200);
+    const analyst = (await server.app.store.accessTokens.create('analyst')).token;
+    const d = (await call(`${server.url}/api/studio/studies/mos/dashboard`, { token: analyst })).body;
+    const one = (sql: string) => server.app.db.prepare(sql).pluck().get('mos') as number;
+    const practice = one("SELECT count(*) FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind = 'practice'");
+    expect(practice).toBeGreaterThan(0);
+    expect(d.votes.practice).toBe(practice);
+    expect(d.votes.total).toBe(one("SELECT count(*) FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ? AND i.kind != 'practice'"));
+    expect(d.listeners.screenedOut).toBe(1);
+    expect(d.listeners.inProgress).toBe(d.listeners.started - d.listeners.completed - 1);
   });
 
   it('the studio previews every trial as listeners get it, with its rated system and required score', async () => {

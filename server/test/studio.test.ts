@@ -259,7 +259,11 @@ describe('building, previewing and running a study', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'; style-src 'unsafe-inline'/);
     // a document under /api/: a page's headers
     expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-    expect(await page.text()).toMatch(/Krippendorff/);
+    const text = await page.text();
+    expect(text).toMatch(/Krippendorff/);
+    // The header names the study, the moment of the figures and the rules with their thresholds.
+    expect(text).toMatch(new RegExp(`<p data-header="study">Study: <b>[^<]+ \\(${study}\\)</b>\\. Exported \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\.</p>`));
+    expect(text).toContain('<p data-header="rules">Exclusion rules in force: attention checks ≥ 75% right; headphone screening passed.</p>');
     expect((await fetch(`${server.url}${link.body.url}`)).status).toBe(401);
     expect((await fetch(`${server.url}/api/reports/${study}/html?ticket=forged`)).status).toBe(401);
   });

@@ -44,7 +44,7 @@ describe('analyze CLI', () => {
     const csvDir = join(dir, 'csv');
     expect((await cli('cli.ts', [join(dir, 'bundle'), '--format', 'csv', '--out', csvDir])).code).toBe(0);
     expect((await readdir(csvDir)).sort()).toEqual(['bradley_terry.csv', 'buckets.csv', 'calibration.csv', 'calibration_bins.csv', 'excluded.csv',
-      'excluded_by_reason.csv', 'judges.csv', 'listeners.csv', 'ranking.csv', 'reliability.csv', 'system_means.csv']);
+      'excluded_by_reason.csv', 'item_votes.csv', 'judges.csv', 'listener_quality.csv', 'listeners.csv', 'ranking.csv', 'reliability.csv', 'system_means.csv']);
     expect((await readFile(join(csvDir, 'bradley_terry.csv'), 'utf8')).split('\r\n')).toHaveLength(16);
     const html = join(dir, 'r.html');
     expect((await cli('cli.ts', [join(dir, 'bundle'), '--format', 'html', '--out', html, '--buckets', '4'])).code).toBe(0);

@@ -105,10 +105,16 @@ describe('the ratings section on a hand-worked study', () => {
 
 describe('a rating study with no ratings yet', () => {
   it('still has a ratings section, with nothing estimated', () => {
-    const report = analyze(buildBundle({ ...smallRatingStudy(), ratings: [] }));
+    const study = { ...smallRatingStudy(), ratings: [] };
+    const report = analyze(buildBundle(study));
     expect(report.ratings).toEqual({
       scale: null, votes: 0, listeners: 0, systems: [],
       reliability: { krippendorff_alpha_interval: null, krippendorff_alpha_ordinal: null }, listener_correlation: [],
+      // every clip listed, none rated yet; no spread without a scale
+      items: study.items.filter((i) => !i.attention).map((i) => ({
+        item_id: i.item_id, utterance_id: i.utterance_id, system: i.system_a, n: 0, mos: null, sd: null, ci95: null,
+      })),
+      spread: [],
     });
     expect(renderReportHtml(report)).toContain('No system has an interval yet.');
   });
@@ -237,6 +243,7 @@ describe('HTML report with ratings', () => {
       ratings: study.ratings.map((r) => ({ ...r, system: evil(r.system) })),
     })));
     expect(html).not.toContain('<img');
-    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
+    // React's entity for < and > (the string templates wrote &#60; and &#62;)
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });
 });

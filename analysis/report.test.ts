@@ -75,7 +75,8 @@ describe('analyze on a hand-worked study', () => {
   });
 
   it('uses exactly the spec key names', () => {
-    expect(Object.keys(report).sort()).toEqual(['bradley_terry', 'judges', 'listeners', 'reliability']);
+    // the spec's four sections, then the per-item table and the per-listener quality view (docs/reports.md)
+    expect(Object.keys(report).sort()).toEqual(['bradley_terry', 'items', 'judges', 'listener_quality', 'listeners', 'reliability']);
     expect(Object.keys(report.judges[0]).sort()).toEqual(
       ['buckets', 'calibration', 'ci95', 'cohen_kappa', 'judge', 'n', 'n_delta_zero', 'p_value', 'agreement', 'ranking', 'system_means'].sort());
     expect(Object.keys(report.judges[0].calibration)).toEqual(['votes', 'beta0', 'beta1', 'se_beta0', 'se_beta1', 'position_bias', 'bins']);

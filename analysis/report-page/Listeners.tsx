@@ -84,7 +84,7 @@ export function QualitySection({ report }: { report: Report }) {
   return (
     <section data-section="listener-quality">
       <h2>How carefully did each listener answer?</h2>
-      <Table head={head} rows={body} numericFrom={2} testId="listener-quality" />
+      <Table head={head} rows={body} numericFrom={2} numericTo={head.length - 1} testId="listener-quality" />
       <Shown shown={shown.length} total={rows.length} what="listeners (flagged retained listeners first)" />
       <Reading>
         {(pairs ? 'Agreement compares each vote with the majority of the other retained listeners on the same item (50% is a coin flip). ' : '') +

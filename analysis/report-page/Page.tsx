@@ -11,7 +11,8 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:19px;margin:0 0 12px}h3{font-size:
 section{background:#fff;border:1px solid #dfe3ea;border-radius:8px;padding:18px 22px;margin:18px 0;overflow-x:auto}
 table{border-collapse:collapse;margin:10px 0;font-variant-numeric:tabular-nums}
 th,td{padding:4px 12px;border-bottom:1px solid #e8ebf0;text-align:left}th{font-weight:600;color:#4a5568;font-size:13px}
-td.n,th.n{text-align:right}
+td.n,th.n{text-align:right}td.n{white-space:nowrap}
+details{margin:8px 0}summary{cursor:pointer;color:#1e40af}
 .reading{background:#f0f5ff;border-left:4px solid #3d6fd8;padding:8px 12px;margin:10px 0 0}
 .muted{color:#667085;font-size:13px}.warn{color:#a4330f}
 figure{margin:6px 0}figcaption{font-size:13px}figcaption a{color:#1e40af}

@@ -3,7 +3,7 @@ import { CalibrationChart } from '../../figures/CalibrationChart';
 import { StrengthChart } from '../../figures/StrengthChart';
 import type { JudgeReport, PairItemRow, Report } from '../report';
 import { alphaReading } from './reading';
-import { ciText, Downloadable, Muted, num, pct, pValue, Reading, Shown, Table } from './parts';
+import { ciText, Downloadable, Folded, Muted, num, pct, pValue, Reading, Shown, Table } from './parts';
 
 const ITEM_ROWS = 100;
 
@@ -40,13 +40,16 @@ export function ItemsSection({ items }: { items: PairItemRow[] }) {
   return (
     <section data-section="items">
       <h2>How did listeners vote on each item?</h2>
-      <Table
-        head={['item', 'utterance', 'system a', 'system b', 'votes', 'for a', 'for b', 'majority', 'majority share', 'class']}
-        rows={rows.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, String(i.votes), String(i.votes_a), String(i.votes_b), winner(i), pct(i.majority_share), i.split ?? '—'])}
-        numericFrom={4}
-        testId="items"
-      />
-      <Shown shown={rows.length} total={items.length} what="items, most split first" />
+      <Folded summary={`The ${items.length} caption pairs, most split first`} count={items.length}>
+        <Table
+          head={['item', 'utterance', 'system a', 'system b', 'votes', 'for a', 'for b', 'majority', 'majority share', 'class']}
+          rows={rows.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, String(i.votes), String(i.votes_a), String(i.votes_b), winner(i), pct(i.majority_share), i.split ?? '—'])}
+          numericFrom={4}
+          numericTo={7}
+          testId="items"
+        />
+        <Shown shown={rows.length} total={items.length} what="items, most split first" />
+      </Folded>
       <Reading>
         {`Votes of retained listeners on each caption pair; the majority is the caption chosen by more than half of them (a tie has none). An item is split when the majority share is below the split threshold, lopsided above it and unanimous at 100%.${unvoted ? ` ${unvoted} item(s) have no votes yet.` : ''}`}
       </Reading>

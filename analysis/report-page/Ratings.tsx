@@ -1,7 +1,7 @@
 import { MosChart } from '../../figures/MosChart';
 import type { RatingsReport } from '../ratings';
 import { alphaReading } from './reading';
-import { ciText, Downloadable, Muted, num, Reading, Shown, Table } from './parts';
+import { ciText, Downloadable, Folded, Muted, num, Reading, Shown, Table } from './parts';
 
 const CLIP_ROWS = 100;
 
@@ -67,13 +67,15 @@ export function RatingsSection({ ratings: r }: { ratings: RatingsReport }) {
       {r.items.length > 0 && (
         <>
           <h3>MOS per clip</h3>
-          <Table
-            head={['item', 'utterance', 'system', 'n', 'MOS', 'SD', '95% CI (t)']}
-            rows={clips.map((c) => [c.item_id, c.utterance_id, c.system, String(c.n), num(c.mos, 2), num(c.sd, 2), ciText(c.ci95, (v) => num(v, 2))])}
-            numericFrom={3}
-            testId="clips"
-          />
-          <Shown shown={clips.length} total={r.items.length} what="clips" />
+          <Folded summary={`The ${r.items.length} rated clips`} count={r.items.length}>
+            <Table
+              head={['item', 'utterance', 'system', 'n', 'MOS', 'SD', '95% CI (t)']}
+              rows={clips.map((c) => [c.item_id, c.utterance_id, c.system, String(c.n), num(c.mos, 2), num(c.sd, 2), ciText(c.ci95, (v) => num(v, 2))])}
+              numericFrom={3}
+              testId="clips"
+            />
+            <Shown shown={clips.length} total={r.items.length} what="clips" />
+          </Folded>
           <Reading>A clip whose MOS lies far from its system’s, or whose interval is very wide, is worth hearing again: the clip, not the system, may be what listeners judged.</Reading>
         </>
       )}

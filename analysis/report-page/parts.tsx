@@ -19,9 +19,15 @@ export function ciText(ci: Interval | null | undefined, f: (x: number) => string
   return ci ? `[${f(ci[0])}, ${f(ci[1])}]` : '—';
 }
 
-/** A table whose columns from `numericFrom` on are right-aligned numbers. */
-export function Table({ head, rows, numericFrom = 1, testId }: { head: ReactNode[]; rows: ReactNode[][]; numericFrom?: number; testId?: string }) {
-  const cls = (i: number) => (i >= numericFrom ? 'n' : undefined);
+/** A table whose columns from `numericFrom` up to `numericTo` (exclusive; default all) are right-aligned numbers. */
+export function Table({ head, rows, numericFrom = 1, numericTo = head.length, testId }: {
+  head: ReactNode[];
+  rows: ReactNode[][];
+  numericFrom?: number;
+  numericTo?: number;
+  testId?: string;
+}) {
+  const cls = (i: number) => (i >= numericFrom && i < numericTo ? 'n' : undefined);
   return (
     <table data-table={testId}>
       <thead>
@@ -40,6 +46,16 @@ export function Table({ head, rows, numericFrom = 1, testId }: { head: ReactNode
 export const Reading = ({ children }: { children: ReactNode }) => <p className="reading">{children}</p>;
 
 export const Muted = ({ children }: { children: ReactNode }) => <p className="muted">{children}</p>;
+
+/** A long table folded away under a summary line (open by default when short). */
+export function Folded({ summary, count, children }: { summary: string; count: number; children: ReactNode }) {
+  return (
+    <details open={count <= 20}>
+      <summary>{summary}</summary>
+      {children}
+    </details>
+  );
+}
 
 /** A note that a long table shows only its first rows (the JSON and CSV reports have them all). */
 export function Shown({ shown, total, what }: { shown: number; total: number; what: string }) {

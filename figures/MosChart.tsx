@@ -20,7 +20,9 @@ export function MosChart({ systems, scale: range }: { systems: readonly MosPoint
   const W = nameW + plotW + R;
   const H = T + systems.length * rowH + B;
   const [lo, hi] = range ?? [Math.min(...systems.map((s) => s.mos)), Math.max(...systems.map((s) => s.mos))];
-  const x = scale(lo, hi, nameW + 8, nameW + plotW - 8);
+  const onScale = scale(lo, hi, nameW + 8, nameW + plotW - 8);
+  // An interval wider than the scale (few ratings) is cut at its ends rather than drawn over the names.
+  const x = (v: number) => onScale(Math.min(hi, Math.max(lo, v)));
   const rowY = (i: number) => T + i * rowH + rowH / 2;
   const boot = systems.some((s) => s.ci95_bootstrap);
   return (

@@ -1,4 +1,5 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
+import type { BucketPoint } from '../figures/BucketChart';
 import { isRatingItem, type Bundle } from './bundle';
 import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule } from './exclusion';
 import { seededRandom } from './random';
@@ -53,12 +54,8 @@ export interface ExcludedListener {
   [detail: string]: unknown;
 }
 
-export interface BucketReport {
-  bucket: number;
-  lo: number;
-  hi: number;
-  n: number;
-  agreement: number | null;
+/** One |Δ| bucket: what its figure draws (figures/BucketChart) and the bucket's p-value. */
+export interface BucketReport extends BucketPoint {
   ci95: Interval | null;
   p_value: number | null;
 }

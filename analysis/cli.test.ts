@@ -102,7 +102,13 @@ describe('analyze CLI on a rating study', () => {
     const csvDir = join(ratingDir, 'csv');
     expect((await cli('cli.ts', [join(ratingDir, 'bundle'), '--format', 'csv', '--out', csvDir])).code).toBe(0);
     const files = await readdir(csvDir);
-    for (const f of ['ratings.csv', 'ratings_summary.csv', 'listener_correlation.csv']) expect(files).toContain(f);
+    for (const f of ['ratings.csv', 'ratings_summary.csv', 'listener_correlation.csv', 'rating_items.csv', 'rating_spread.csv', 'listener_quality.csv']) expect(files).toContain(f);
+    expect(files).not.toContain('item_votes.csv'); // no pair table in a rating report
+    const spread = (await readFile(join(csvDir, 'rating_spread.csv'), 'utf8')).split('\r\n');
+    expect(spread[0]).toBe('system,n,score_1,score_2,score_3,score_4,score_5,median,q1,q3');
+    expect(spread).toHaveLength(1 + 5 + 1);
+    const quality = (await readFile(join(csvDir, 'listener_quality.csv'), 'utf8')).split('\r\n');
+    expect(quality[0]).toBe('listener_id,retained,reasons,answers,attention_answered,attention_correct,attention_score,median_response_ms,panel_r,panel_n,panel_r_ci95_lo,panel_r_ci95_hi,flags');
     const ratings = (await readFile(join(csvDir, 'ratings.csv'), 'utf8')).split('\r\n');
     expect(ratings[0]).toBe('system,n,mos,sd,ci95_lo,ci95_hi,ci95_bootstrap_lo,ci95_bootstrap_hi,rank,rank_ci');
     expect(ratings).toHaveLength(1 + 5 + 1);

@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildBundle, type BundleItem, type BundleRating, type BundleVote } from './bundle';
+import { buildBundle, readBundle, writeBundle, type BundleItem, type BundleRating, type BundleVote } from './bundle';
 import { describeRules, minListenerCorrelation } from './exclusion';
 import { ratingListenerCorrelations } from './ratings';
 import { renderReportHtml } from './html';
@@ -286,5 +289,29 @@ describe('the per-clip table, the spread per system and the quality view of a ra
     const flagged = q.filter((x) => x.retained && x.flags.length).map((x) => x.listener_id);
     expect(q.find((x) => x.listener_id === sneaky)).toMatchObject({ retained: true, flags: ['uncorrelated_with_panel'] });
     expect(flagged.every((l) => study.truth.careless.includes(l))).toBe(true);
+  });
+});
+
+describe('rating facts read from ratings.csv', () => {
+  it('gives the live report (records in memory) and the CLI (files) the same response times and the same quality view', async () => {
+    const study = smallRatingStudy();
+    const records = {
+      ...study,
+      ratings: study.ratings.map((r, k) => ({ ...r, extra: { response_ms: 1000 + 100 * k, heard_to_end: 1 } })),
+      extraVoteColumns: ['response_ms', 'heard_to_end'],
+    };
+    const dir = await mkdtemp(join(tmpdir(), 'earmark-rating-facts-'));
+    try {
+      await writeBundle(dir, records);
+      const [live, offline] = [buildBundle(records), await readBundle(dir)];
+      expect(offline.ratings!.responseMs).toEqual(live.ratings!.responseMs);
+      expect(offline.ratings!.heardToEnd).toEqual(live.ratings!.heardToEnd);
+      const quality = analyze(offline).listener_quality;
+      expect(quality).toEqual(analyze(live).listener_quality);
+      // L1's five answers (four clips and the check) took 1000, 1100, …, 1400 ms
+      expect(quality.find((q) => q.listener_id === 'L1')!.median_response_ms).toBe(1200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,13 +1,16 @@
 // One rule only: imports run one way (README "Map"). db ← audio-manifest ← studies ← server,
 // each of them and the client → contract/ (zod schemas and zod-free constants, importing nothing of
-// ours), analysis alone. Style is left to the code review, not to a linter.
+// ours), analysis alone; figures/ (React components, importing nothing of ours) may be imported by
+// analysis/ (the HTML report) and client/ (the dashboard), the two that draw the same figures.
+// Style is left to the code review, not to a linter.
 import babelParser from '@babel/eslint-parser';
 import importPlugin from 'eslint-plugin-import';
 
 const layers = [
-  { target: './contract', from: ['./db', './audio-manifest', './studies', './server', './analysis', './client'], message: 'contract/ is the neutral API description: zod and constants only.' },
-  { target: './db', from: ['./contract', './audio-manifest', './studies', './server', './analysis', './client'], message: 'db/ imports no domain code.' },
-  { target: './audio-manifest', from: ['./studies', './server', './analysis', './client'], message: 'audio-manifest/ sits on db/ only.' },
+  { target: './contract', from: ['./db', './audio-manifest', './studies', './server', './analysis', './client', './figures'], message: 'contract/ is the neutral API description: zod and constants only.' },
+  { target: './figures', from: ['./contract', './db', './audio-manifest', './studies', './server', './analysis', './client'], message: 'figures/ is shared by the report (analysis/) and the dashboard (client/): React components that import nothing of ours.' },
+  { target: './db', from: ['./contract', './audio-manifest', './studies', './server', './analysis', './client', './figures'], message: 'db/ imports no domain code.' },
+  { target: './audio-manifest', from: ['./studies', './server', './analysis', './client', './figures'], message: 'audio-manifest/ sits on db/ only.' },
   { target: './studies', from: ['./server', './client'], message: 'studies/ sits on db/, audio-manifest/ and contract/; the server calls studies, not the other way.' },
   { target: './analysis', from: ['./contract', './db', './audio-manifest', './studies', './server', './client'], message: 'analysis/ stands alone: it reads export bundles, not the database or the server.' },
   { target: './client', from: ['./db', './audio-manifest', './studies', './analysis', './server'], message: 'the client imports only contract/.' },
@@ -17,7 +20,7 @@ const layers = [
 export default [
   { ignores: ['node_modules/', 'dist/', 'test-results/', 'playwright-report/'] },
   {
-    files: ['{contract,db,audio-manifest,studies,server,analysis,client}/**/*.{ts,tsx,mjs}'],
+    files: ['{contract,db,audio-manifest,studies,server,analysis,client,figures}/**/*.{ts,tsx,mjs}'],
     // Tests that drive the whole stack (a study built, served, exported and analysed) and their
     // shared helpers may import across layers; the code they test may not.
     ignores: ['**/*.test.{ts,tsx}', 'studies/test-support.ts'],

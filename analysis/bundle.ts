@@ -728,7 +728,8 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
     builder.hasListeners();
     await read('listeners.csv', 'all');
   }
-  if (builder.hasRatings) await read('ratings.csv');
+  // ratings.csv carries the same further facts as votes.csv (response time, listening, hidden time).
+  if (builder.hasRatings) await read('ratings.csv', VOTE_FACTS);
   return builder.build();
 }
 

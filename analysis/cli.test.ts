@@ -44,7 +44,7 @@ describe('analyze CLI', () => {
     const csvDir = join(dir, 'csv');
     expect((await cli('cli.ts', [join(dir, 'bundle'), '--format', 'csv', '--out', csvDir])).code).toBe(0);
     expect((await readdir(csvDir)).sort()).toEqual(['bradley_terry.csv', 'buckets.csv', 'calibration.csv', 'calibration_bins.csv', 'excluded.csv',
-      'excluded_by_reason.csv', 'judges.csv', 'listeners.csv', 'ranking.csv', 'reliability.csv', 'system_means.csv']);
+      'excluded_by_reason.csv', 'item_votes.csv', 'judges.csv', 'listener_quality.csv', 'listeners.csv', 'ranking.csv', 'reliability.csv', 'system_means.csv']);
     expect((await readFile(join(csvDir, 'bradley_terry.csv'), 'utf8')).split('\r\n')).toHaveLength(16);
     const html = join(dir, 'r.html');
     expect((await cli('cli.ts', [join(dir, 'bundle'), '--format', 'html', '--out', html, '--buckets', '4'])).code).toBe(0);
@@ -119,7 +119,13 @@ describe('analyze CLI on a rating study', () => {
     const csvDir = join(ratingDir, 'csv');
     expect((await cli('cli.ts', [join(ratingDir, 'bundle'), '--format', 'csv', '--out', csvDir])).code).toBe(0);
     const files = await readdir(csvDir);
-    for (const f of ['ratings.csv', 'ratings_summary.csv', 'listener_correlation.csv']) expect(files).toContain(f);
+    for (const f of ['ratings.csv', 'ratings_summary.csv', 'listener_correlation.csv', 'rating_items.csv', 'rating_spread.csv', 'listener_quality.csv']) expect(files).toContain(f);
+    expect(files).not.toContain('item_votes.csv'); // no pair table in a rating report
+    const spread = (await readFile(join(csvDir, 'rating_spread.csv'), 'utf8')).split('\r\n');
+    expect(spread[0]).toBe('system,n,score_1,score_2,score_3,score_4,score_5,median,q1,q3');
+    expect(spread).toHaveLength(1 + 5 + 1);
+    const quality = (await readFile(join(csvDir, 'listener_quality.csv'), 'utf8')).split('\r\n');
+    expect(quality[0]).toBe('listener_id,retained,reasons,answers,attention_answered,attention_correct,attention_score,median_response_ms,panel_r,panel_n,panel_r_ci95_lo,panel_r_ci95_hi,flags');
     const ratings = (await readFile(join(csvDir, 'ratings.csv'), 'utf8')).split('\r\n');
     expect(ratings[0]).toBe('system,n,mos,sd,ci95_lo,ci95_hi,ci95_bootstrap_lo,ci95_bootstrap_hi,rank,rank_ci');
     expect(ratings).toHaveLength(1 + 5 + 1);
@@ -164,10 +170,10 @@ describe('analyze CLI on a rating study', () => {
     const html = join(ratingDir, 'headed.html');
     expect((await cli('cli.ts', [headed, '--format', 'html', '--out', html])).code).toBe(0);
     const page = await readFile(html, 'utf8');
-    expect(page).toContain('<title>Voice MOS &#60;pilot&#62; · Earmark study report</title>');
-    expect(page).toContain('<p data-header="study">Study: <b>Voice MOS &#60;pilot&#62; (mos-pilot)</b>. Exported 2026-01-31 12:00:00 UTC.</p>');
+    expect(page).toContain('<title>Voice MOS &lt;pilot&gt; · Earmark study report</title>');
+    expect(page).toContain('<p data-header="study">Study: <b>Voice MOS &lt;pilot&gt; (mos-pilot)</b>. Exported 2026-01-31 12:00:00 UTC.</p>');
     expect(page).toContain(
-      '<p data-header="rules">Exclusion rules in force: attention checks ≥ 80% right; median response ≥ 900 ms; ratings correlate with the panel&#39;s mean at r ≥ 0.3.</p>');
+      '<p data-header="rules">Exclusion rules in force: attention checks ≥ 80% right; median response ≥ 900 ms; ratings correlate with the panel&#x27;s mean at r ≥ 0.3.</p>');
   });
 
   it('validates the rating flags and refuses scores off the scale naming file, line and column', async () => {

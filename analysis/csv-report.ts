@@ -37,6 +37,24 @@ export function reportCsvFiles(report: Report): Record<string, string> {
     'bradley_terry.csv': csv(['system', 'log_strength', 'se', 'ci95_lo', 'ci95_hi', 'rank', 'rank_ci', 'bootstrap_ci95_lo', 'bootstrap_ci95_hi'],
       report.bradley_terry.systems.map((s) => [s.system, s.log_strength, s.se, s.ci95[0], s.ci95[1], s.rank, s.rank_ci, s.bootstrap_ci95?.[0], s.bootstrap_ci95?.[1]])),
   };
+  if (report.items) {
+    files['item_votes.csv'] = csv(['item_id', 'utterance_id', 'system_a', 'system_b', 'votes', 'votes_a', 'votes_b', 'majority', 'majority_share', 'split'],
+      report.items.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, i.votes, i.votes_a, i.votes_b, i.majority, i.majority_share, i.split]));
+  }
+  const q = report.listener_quality;
+  const pairs = q.some((x) => x.majority_items !== undefined);
+  const rated = q.some((x) => x.panel_n !== undefined);
+  files['listener_quality.csv'] = csv([
+    'listener_id', 'retained', 'reasons', 'answers', 'attention_answered', 'attention_correct', 'attention_score', 'median_response_ms',
+    ...(pairs ? ['majority_items', 'majority_agreement', 'majority_agreement_ci95_lo', 'majority_agreement_ci95_hi'] : []),
+    ...(rated ? ['panel_r', 'panel_n', 'panel_r_ci95_lo', 'panel_r_ci95_hi'] : []),
+    'flags',
+  ], q.map((x) => [
+    x.listener_id, x.retained, x.reasons, x.answers, x.attention_answered, x.attention_correct, x.attention_score, x.median_response_ms,
+    ...(pairs ? [x.majority_items, x.majority_agreement, x.majority_agreement_ci95?.[0], x.majority_agreement_ci95?.[1]] : []),
+    ...(rated ? [x.panel_r, x.panel_n, x.panel_r_ci95?.[0], x.panel_r_ci95?.[1]] : []),
+    x.flags,
+  ]));
   if (report.bradley_terry.error) files['bradley_terry_error.csv'] = csv(['error'], [[report.bradley_terry.error]]);
   if (report.input) files['skipped_rows.csv'] = csv(['reason', 'rows'], Object.entries(report.input.skipped_by_reason));
   const r = report.ratings;
@@ -45,6 +63,14 @@ export function reportCsvFiles(report: Report): Record<string, string> {
       r.systems.map((s) => [s.system, s.n, s.mos, s.sd, s.ci95?.[0], s.ci95?.[1], s.ci95_bootstrap?.[0], s.ci95_bootstrap?.[1], s.rank, s.rank_ci]));
     files['ratings_summary.csv'] = csv(['scale_lo', 'scale_hi', 'votes', 'listeners', 'krippendorff_alpha_interval', 'krippendorff_alpha_ordinal'],
       [[r.scale?.[0], r.scale?.[1], r.votes, r.listeners, r.reliability.krippendorff_alpha_interval, r.reliability.krippendorff_alpha_ordinal]]);
+    files['rating_items.csv'] = csv(['item_id', 'utterance_id', 'system', 'n', 'mos', 'sd', 'ci95_lo', 'ci95_hi'],
+      r.items.map((c) => [c.item_id, c.utterance_id, c.system, c.n, c.mos, c.sd, c.ci95?.[0], c.ci95?.[1]]));
+    if (r.scale) {
+      const [lo, hi] = r.scale;
+      const points = Array.from({ length: hi - lo + 1 }, (_, k) => `score_${lo + k}`);
+      files['rating_spread.csv'] = csv(['system', 'n', ...points, 'median', 'q1', 'q3'],
+        r.spread.map((d) => [d.system, d.n, ...d.counts, d.median, d.iqr?.[0], d.iqr?.[1]]));
+    }
     files['listener_correlation.csv'] = csv(['listener_id', 'pearson_r', 'n'], r.listener_correlation.map((c) => [c.listener_id, c.pearson_r, c.n]));
   }
   return files;

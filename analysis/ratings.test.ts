@@ -1,12 +1,17 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildBundle, type BundleItem, type BundleRating, type BundleVote } from './bundle';
+import { buildBundle, readBundle, writeBundle, type BundleItem, type BundleRating, type BundleVote } from './bundle';
 import { describeRules, minListenerCorrelation } from './exclusion';
 import { ratingListenerCorrelations } from './ratings';
 import { renderReportHtml } from './html';
 import { analyze } from './report';
 import { simulate, simulateRatings } from './simulate';
+import { correlationInterval } from './stats/correlation-interval';
 import { krippendorffAlpha } from './stats/krippendorff-alpha-metric';
 import { listenerCorrelations } from './stats/listener-correlation';
+import { meanOpinionScore } from './stats/mean-opinion-score';
 import { spearmanRho } from './stats/spearman';
 import { analyzeStudy, resolveSettings } from './study-settings';
 
@@ -107,10 +112,16 @@ describe('the ratings section on a hand-worked study', () => {
 
 describe('a rating study with no ratings yet', () => {
   it('still has a ratings section, with nothing estimated', () => {
-    const report = analyze(buildBundle({ ...smallRatingStudy(), ratings: [] }));
+    const study = { ...smallRatingStudy(), ratings: [] };
+    const report = analyze(buildBundle(study));
     expect(report.ratings).toEqual({
       scale: null, votes: 0, listeners: 0, systems: [],
       reliability: { krippendorff_alpha_interval: null, krippendorff_alpha_ordinal: null }, listener_correlation: [],
+      // every clip listed, none rated yet; no spread without a scale
+      items: study.items.filter((i) => !i.attention).map((i) => ({
+        item_id: i.item_id, utterance_id: i.utterance_id, system: i.system_a, n: 0, mos: null, sd: null, ci95: null,
+      })),
+      spread: [],
     });
     expect(renderReportHtml(report)).toContain('No system has an interval yet.');
   });
@@ -259,6 +270,70 @@ describe('HTML report with ratings', () => {
       ratings: study.ratings.map((r) => ({ ...r, system: evil(r.system) })),
     })));
     expect(html).not.toContain('<img');
-    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
+    // React's entity for < and > (the string templates wrote &#60; and &#62;)
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+});
+
+describe('the per-clip table, the spread per system and the quality view of a rating study', () => {
+  const report = analyze(buildBundle(smallRatingStudy()));
+  const r = report.ratings!;
+
+  it('gives each clip the MOS of its retained ratings, worked by hand', () => {
+    // Retained L1–L3 (L4 fails the check): r1 4 5 4, r2 5 4 4, r3 2 2 3, r4 3 2 1.
+    expect(r.items.map((c) => [c.item_id, c.system, c.n, c.mos])).toEqual([['r1', 'A', 3, 13 / 3], ['r2', 'A', 3, 13 / 3], ['r3', 'B', 3, 7 / 3], ['r4', 'B', 3, 2]]);
+    expect(r.items[3].sd).toBeCloseTo(1, 14);
+    expect(r.items[0]).toMatchObject(meanOpinionScore([4, 5, 4])!);
+  });
+
+  it('counts each score per system, with R type 7 quartiles, worked by hand', () => {
+    // A: 4 5 4 5 4 4 → sorted 4 4 4 4 5 5: Q(¼) h = 1.25 → 4, median h = 2.5 → 4, Q(¾) h = 3.75 → 4 + .75 = 4.75.
+    // B: 2 2 3 3 2 1 → sorted 1 2 2 2 3 3: Q(¼) → 2, median → 2, Q(¾) h = 3.75 → 2 + .75 = 2.75.
+    expect(r.spread).toEqual([
+      { system: 'A', n: 6, counts: [0, 0, 0, 4, 2], median: 4, iqr: [4, 4.75] },
+      { system: 'B', n: 6, counts: [1, 3, 2, 0, 0], median: 2, iqr: [2, 2.75] },
+    ]);
+  });
+
+  it('has the rating quality fields and no pair ones, and no pair table', () => {
+    expect(report.items).toBeUndefined();
+    const l1 = report.listener_quality.find((q) => q.listener_id === 'L1')!;
+    expect(Object.keys(l1)).not.toContain('majority_agreement');
+    const r1 = r.listener_correlation.find((c) => c.listener_id === 'L1')!;
+    expect(l1).toMatchObject({ retained: true, answers: 4, attention_answered: 1, attention_correct: 1, panel_r: r1.pearson_r, panel_n: r1.n });
+    expect(l1.panel_r_ci95).toEqual(correlationInterval(r1.pearson_r, r1.n));
+  });
+
+  it('finds the careless rater who passes the attention checks', () => {
+    const study = simulateRatings({ systems: 5, items: 150, listeners: 12, careless: 2, carelessPassing: 1, attention: 6, seed: 4, ratingsPerItem: 8 });
+    const q = analyze(buildBundle(study)).listener_quality;
+    const [sneaky] = study.truth.carelessPassing;
+    const flagged = q.filter((x) => x.retained && x.flags.length).map((x) => x.listener_id);
+    expect(q.find((x) => x.listener_id === sneaky)).toMatchObject({ retained: true, flags: ['uncorrelated_with_panel'] });
+    expect(flagged.every((l) => study.truth.careless.includes(l))).toBe(true);
+  });
+});
+
+describe('rating facts read from ratings.csv', () => {
+  it('gives the live report (records in memory) and the CLI (files) the same response times and the same quality view', async () => {
+    const study = smallRatingStudy();
+    const records = {
+      ...study,
+      ratings: study.ratings.map((r, k) => ({ ...r, extra: { response_ms: 1000 + 100 * k, heard_to_end: 1 } })),
+      extraVoteColumns: ['response_ms', 'heard_to_end'],
+    };
+    const dir = await mkdtemp(join(tmpdir(), 'earmark-rating-facts-'));
+    try {
+      await writeBundle(dir, records);
+      const [live, offline] = [buildBundle(records), await readBundle(dir)];
+      expect(offline.ratings!.responseMs).toEqual(live.ratings!.responseMs);
+      expect(offline.ratings!.heardToEnd).toEqual(live.ratings!.heardToEnd);
+      const quality = analyze(offline).listener_quality;
+      expect(quality).toEqual(analyze(live).listener_quality);
+      // L1's five answers (four clips and the check) took 1000, 1100, …, 1400 ms
+      expect(quality.find((q) => q.listener_id === 'L1')!.median_response_ms).toBe(1200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,6 +4,7 @@ import { krippendorffAlpha } from './stats/krippendorff-alpha-metric';
 import { listenerCorrelations, type ListenerCorrelation } from './stats/listener-correlation';
 import { meanOpinionScore } from './stats/mean-opinion-score';
 import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
+import { scoreDistribution } from './stats/score-distribution';
 import type { Interval } from './report';
 
 /**
@@ -11,7 +12,9 @@ import type { Interval } from './report';
  * when asked, the listener-bootstrap interval; rank and rank_ci on the t-intervals; Krippendorff's
  * α (interval, ordinal) over the retained listeners; and each listener's correlation with the
  * rest of the panel, which also feeds the `listener_correlation` exclusion rule. Attention items
- * take no part in any of these; their answers count towards the attention score.
+ * take no part in any of these; their answers count towards the attention score. Beside them, the
+ * per-clip table (each rated item's MOS with its t-interval) and the spread of each system's
+ * ratings over the scale (docs/reports.md).
  */
 
 export interface RatedSystem {
@@ -37,6 +40,32 @@ export interface RatingsReport {
   /** every listener who rated, excluded ones included (the figure the exclusion rule reads) */
   listener_correlation: Array<{ listener_id: string } & ListenerCorrelation>;
   bootstrap?: { resamples: number; seed: number; resampled: 'listeners' };
+  /** every non-attention rating item (clip) with the MOS of its retained ratings, in items.csv order */
+  items: RatedClip[];
+  /** per system, in the order of `systems`: how often each scale point was given, median and quartiles */
+  spread: SystemSpread[];
+}
+
+/** One rated clip (a rating item): the same summary as a system's, over the item's ratings. */
+export interface RatedClip {
+  item_id: string;
+  utterance_id: string;
+  system: string;
+  n: number;
+  /** null without ratings */
+  mos: number | null;
+  sd: number | null;
+  ci95: Interval | null;
+}
+
+export interface SystemSpread {
+  system: string;
+  n: number;
+  /** counts[k] = ratings with score scale[0] + k */
+  counts: number[];
+  median: number | null;
+  /** [first quartile, third quartile], R type 7 */
+  iqr: Interval | null;
 }
 
 /** Ratings on non-attention rating items, as parallel arrays (indices into the bundle's arrays). */
@@ -139,6 +168,19 @@ export function ratingsReport(
     if (unit) unit.push(used.score[x]);
     else units.set(i, [used.score[x]]);
   });
+  const items: RatedClip[] = [];
+  bundle.items.forEach((item, i) => {
+    if (item.attention || !isRatingItem(item)) return;
+    const m = meanOpinionScore(units.get(i) ?? []);
+    items.push({
+      item_id: item.item_id, utterance_id: item.utterance_id, system: item.system_a,
+      n: m?.n ?? 0, mos: m?.mos ?? null, sd: m?.sd ?? null, ci95: m?.ci95 ?? null,
+    });
+  });
+  const order = systems.map((_, s) => s).sort((a, b) => rank[a] - rank[b]);
+  const spread: SystemSpread[] = scale
+    ? order.map((s) => ({ system: systems[s], ...scoreDistribution(scores[s], scale!) }))
+    : [];
 
   return {
     scale,
@@ -162,5 +204,7 @@ export function ratingsReport(
     },
     listener_correlation: [...correlations].map(([listener_id, c]) => ({ listener_id, ...c })),
     ...(bootstrapCi ? { bootstrap: { resamples: bootstrap!.n, seed: bootstrap!.seed, resampled: 'listeners' as const } } : {}),
+    items,
+    spread,
   };
 }

@@ -4,6 +4,7 @@ import { buildBundle, type BundleItem, type BundleVote, type JudgeScore } from '
 import { minMedianResponseTime, requireScreening } from './exclusion';
 import { analyze, biasCorrectedInterval, gapBuckets, type Report } from './report';
 import { simulate } from './simulate';
+import { wilsonInterval } from './stats/wilson-interval';
 import { cohenKappa } from './stats/cohen-kappa';
 import { fleissKappa } from './stats/fleiss-kappa';
 import { krippendorffAlphaNominal } from './stats/krippendorff-alpha';
@@ -75,7 +76,8 @@ describe('analyze on a hand-worked study', () => {
   });
 
   it('uses exactly the spec key names', () => {
-    expect(Object.keys(report).sort()).toEqual(['bradley_terry', 'judges', 'listeners', 'reliability']);
+    // the spec's four sections, then the per-item table and the per-listener quality view (docs/reports.md)
+    expect(Object.keys(report).sort()).toEqual(['bradley_terry', 'items', 'judges', 'listener_quality', 'listeners', 'reliability']);
     expect(Object.keys(report.judges[0]).sort()).toEqual(
       ['buckets', 'calibration', 'ci95', 'cohen_kappa', 'judge', 'n', 'n_delta_zero', 'p_value', 'agreement', 'ranking', 'system_means'].sort());
     expect(Object.keys(report.judges[0].calibration)).toEqual(['votes', 'beta0', 'beta1', 'se_beta0', 'se_beta1', 'position_bias', 'bins']);
@@ -238,5 +240,53 @@ describe('biasCorrectedInterval', () => {
     const ci = biasCorrectedInterval(draws, 0.6)!;
     expect(ci[0]).toBeGreaterThan(0.025);
     expect(biasCorrectedInterval(draws, 2)).toBeNull();
+  });
+});
+
+describe('the per-item table and the per-listener quality view (docs/reports.md)', () => {
+  const report = analyze(buildBundle(smallStudy()));
+
+  it('lists every pair item with its retained votes, majority and split class, worked by hand', () => {
+    // Retained L1–L3: i1 a a b, i2 a b a, i3 b b b (L4 excluded, its votes left out).
+    expect(report.items).toEqual([
+      { item_id: 'i1', utterance_id: 'i1', system_a: 'X', system_b: 'Y', votes: 3, votes_a: 2, votes_b: 1, majority: 'a', majority_share: 2 / 3, split: 'split' },
+      { item_id: 'i2', utterance_id: 'i2', system_a: 'Y', system_b: 'Z', votes: 3, votes_a: 2, votes_b: 1, majority: 'a', majority_share: 2 / 3, split: 'split' },
+      { item_id: 'i3', utterance_id: 'i3', system_a: 'Z', system_b: 'X', votes: 3, votes_a: 0, votes_b: 3, majority: 'b', majority_share: 1, split: 'unanimous' },
+    ]);
+    // The same classes as the reliability counts.
+    const classes = report.items!.map((i) => i.split);
+    expect([classes.filter((c) => c === 'unanimous').length, classes.filter((c) => c === 'split').length]).toEqual([report.reliability.unanimous, report.reliability.split]);
+  });
+
+  it('compares each listener with the majority of the others, worked by hand', () => {
+    // L1: i1 a vs others a,b (tie), i2 a vs b,a (tie), i3 b vs b,b → 1 of 1.
+    // L2: i1 tie; i2 b vs a,a → no; i3 b → yes: 1 of 2.  L3: i1 b vs a,a → no; i2 tie; i3 yes: 1 of 2.
+    // L4 (excluded, not in the tallies): i1 b vs a, i2 b vs a, i3 a vs b → 0 of 3.
+    const q = new Map(report.listener_quality.map((x) => [x.listener_id, x]));
+    expect([...q.keys()]).toEqual(['L1', 'L2', 'L3', 'L4']);
+    expect(['L1', 'L2', 'L3', 'L4'].map((l) => [q.get(l)!.majority_items, q.get(l)!.majority_agreement])).toEqual([[1, 1], [2, 0.5], [2, 0.5], [3, 0]]);
+    expect(q.get('L4')).toMatchObject({ retained: false, reasons: ['attention'], answers: 3, attention_answered: 2, attention_correct: 0, attention_score: 0 });
+    expect(q.get('L1')).toMatchObject({ retained: true, reasons: [], answers: 3, attention_score: 1, median_response_ms: null });
+    expect(q.get('L2')!.majority_agreement_ci95).toEqual(wilsonInterval(1, 2));
+    // A pair study has no rating fields.
+    expect(Object.keys(q.get('L1')!)).not.toContain('panel_r');
+  });
+
+  it('finds the careless listener who passes the attention checks, and no attentive one', () => {
+    const study = simulate({ systems: 8, items: 160, listeners: 12, careless: 3, carelessPassing: 1, attention: 8, seed: 12 });
+    const r = analyze(buildBundle(study));
+    const [sneaky] = study.truth.carelessPassing;
+    const rows = new Map(r.listener_quality.map((x) => [x.listener_id, x]));
+    // The attention rule lets the sneaky one through and catches the other careless ones…
+    expect(rows.get(sneaky)).toMatchObject({ retained: true, flags: ['agreement_at_chance'] });
+    expect(rows.get(sneaky)!.attention_score).toBeGreaterThanOrEqual(0.75);
+    expect(r.listeners.excluded.every((e) => study.truth.careless.includes(e.listener_id) && e.listener_id !== sneaky)).toBe(true);
+    // …the quality view flags every careless listener the rules let through (one who clicks enough
+    // checks right by luck too), and no attentive listener.
+    const flaggedRetained = r.listener_quality.filter((x) => x.retained && x.flags.length).map((x) => x.listener_id);
+    const carelessRetained = study.truth.careless.filter((l) => rows.get(l)!.retained);
+    expect(carelessRetained).toContain(sneaky);
+    expect(flaggedRetained).toEqual(carelessRetained);
+    expect(rows.get(sneaky)!.majority_agreement!).toBeLessThan(Math.min(...r.listener_quality.filter((x) => !study.truth.careless.includes(x.listener_id)).map((x) => x.majority_agreement!)));
   });
 });

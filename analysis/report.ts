@@ -1,17 +1,20 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
+import type { BucketPoint } from '../figures/BucketChart';
 import { isRatingItem, type Bundle } from './bundle';
-import { attentionCounts, minAttentionScore, type ExclusionRule } from './exclusion';
+import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule } from './exclusion';
 import { seededRandom } from './random';
-import { ratingsReport, type RatingsReport } from './ratings';
+import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from './ratings';
 import { binomialTest } from './stats/binomial-test';
 import { brennanPredigerKappa } from './stats/brennan-prediger-kappa';
 import { BradleyTerryNotIdentifiedError, beatComponents, fitBradleyTerry } from './stats/bradley-terry';
 import { cohenKappa } from './stats/cohen-kappa';
 import { fleissKappa } from './stats/fleiss-kappa';
-import { countSplitClasses } from './stats/item-split';
+import { correlationInterval } from './stats/correlation-interval';
+import { countSplitClasses, splitClass, type SplitClass } from './stats/item-split';
 import { kendallTauB } from './stats/kendall-tau';
 import { krippendorffAlphaNominal } from './stats/krippendorff-alpha';
 import { fitSimpleLogistic } from './stats/logistic-regression';
+import { majorityAgreement } from './stats/majority-agreement';
 import { meanPairwiseAgreement } from './stats/mean-pairwise-agreement';
 import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
 import { spearmanRho } from './stats/spearman';
@@ -20,7 +23,8 @@ import { Z95, wilsonInterval } from './stats/wilson-interval';
 /**
  * The study report of analysis-spec §2–3: who was excluded and why, listener reliability,
  * judge-vs-majority agreement per judge (overall, by |Δ| bucket, logistic calibration), and the
- * Bradley–Terry ranking of systems from the votes alone, compared with each judge's ranking.
+ * Bradley–Terry ranking of systems from the votes alone, compared with each judge's ranking;
+ * then the per-item table of the pair items and the per-listener quality view (docs/reports.md).
  * Everything works on typed arrays and aggregated counts: votes are touched a few times in
  * linear passes; BT and the calibration see only per-pair / per-item tables.
  */
@@ -51,12 +55,8 @@ export interface ExcludedListener {
   [detail: string]: unknown;
 }
 
-export interface BucketReport {
-  bucket: number;
-  lo: number;
-  hi: number;
-  n: number;
-  agreement: number | null;
+/** One |Δ| bucket: what its figure draws (figures/BucketChart) and the bucket's p-value. */
+export interface BucketReport extends BucketPoint {
   ci95: Interval | null;
   p_value: number | null;
 }
@@ -147,6 +147,53 @@ export interface Report {
   };
   /** analysis-spec §4, present when the bundle has ratings.csv */
   ratings?: RatingsReport;
+  /** every non-attention pair item with its retained votes (docs/reports.md); absent in a rating-only report */
+  items?: PairItemRow[];
+  /** every listener who answered: attention, response time, agreement with the panel (docs/reports.md) */
+  listener_quality: ListenerQuality[];
+}
+
+/** One non-attention pair item: its retained votes, majority and split class (analysis-spec §2). */
+export interface PairItemRow {
+  item_id: string;
+  utterance_id: string;
+  system_a: string;
+  system_b: string;
+  votes: number;
+  votes_a: number;
+  votes_b: number;
+  /** the caption chosen by more than half of the votes; null on a tie or without votes */
+  majority: 'a' | 'b' | null;
+  /** votes for the more chosen caption / votes; null without votes */
+  majority_share: number | null;
+  split: SplitClass | null;
+}
+
+/**
+ * One listener's quality figures. The pair fields are present when the report has pair items,
+ * the rating fields when the bundle has ratings. `flags` names what the figures show beyond the
+ * exclusion rules: `agreement_at_chance` (the Wilson interval of the agreement with the others'
+ * majority reaches 50%), `uncorrelated_with_panel` (the Fisher interval of r reaches 0).
+ */
+export interface ListenerQuality {
+  listener_id: string;
+  retained: boolean;
+  /** the exclusion rules the listener failed (empty when retained) */
+  reasons: string[];
+  /** answers on non-attention items (votes and ratings) */
+  answers: number;
+  attention_answered: number;
+  attention_correct: number;
+  attention_score: number | null;
+  /** median response_ms over the listener's answers; null when the bundle has no response times */
+  median_response_ms: number | null;
+  majority_items?: number;
+  majority_agreement?: number | null;
+  majority_agreement_ci95?: Interval | null;
+  panel_r?: number | null;
+  panel_n?: number;
+  panel_r_ci95?: Interval | null;
+  flags: string[];
 }
 
 const ZERO_DELTA = 1e-9;
@@ -404,11 +451,18 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     reliability,
     judges,
     bradley_terry: bt,
+    listener_quality: [],
   };
   if (bundle.ratings) {
     const judged = options.rules?.find((r) => r.listenerCorrelations)?.listenerCorrelations;
     report.ratings = ratingsReport(bundle, retained, options.bootstrap ?? null, judged);
   }
+  // A rating-only study has no pair items: no pair table, not an empty one.
+  const hasPairs = !bundle.ratings || items.some((item) => !isRatingItem(item) && !item.attention);
+  if (hasPairs) report.items = pairItemRows(bundle, attention, nA, nTotal, majority, splitThreshold);
+  report.listener_quality = listenerQuality(bundle, {
+    retained, excluded, answered, correct, pairs: hasPairs ? { attention, nA, nTotal } : null,
+  });
   if (bundle.skipped.count > 0) {
     report.input = { skipped_rows: bundle.skipped.count, skipped_by_reason: bundle.skipped.by_reason };
   }
@@ -419,6 +473,104 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     });
   }
   return report;
+}
+
+/** The per-item table of the pair items (non-attention), in items.csv order. */
+function pairItemRows(
+  bundle: Bundle, attention: Uint8Array, nA: Int32Array, nTotal: Int32Array, majority: Int8Array, splitThreshold: number,
+): PairItemRow[] {
+  const rows: PairItemRow[] = [];
+  bundle.items.forEach((item, i) => {
+    if (attention[i] || isRatingItem(item)) return;
+    const a = nA[i];
+    const b = nTotal[i] - a;
+    rows.push({
+      item_id: item.item_id,
+      utterance_id: item.utterance_id,
+      system_a: item.system_a,
+      system_b: item.system_b,
+      votes: nTotal[i],
+      votes_a: a,
+      votes_b: b,
+      majority: majority[i] === 1 ? 'a' : majority[i] === 0 ? 'b' : null,
+      majority_share: nTotal[i] > 0 ? Math.max(a, b) / nTotal[i] : null,
+      split: splitClass(a, b, splitThreshold),
+    });
+  });
+  return rows;
+}
+
+/**
+ * The per-listener quality view: every listener who answered, with the attention tally, the
+ * median response time, and how far they agree with the others — for pairs the leave-one-out
+ * majority (stats/majority-agreement.ts) with its Wilson interval, for ratings the correlation
+ * with the panel (stats/listener-correlation.ts) with its Fisher interval. A listener who passes
+ * the attention checks but answers the real items at random shows up here with a flag.
+ */
+function listenerQuality(bundle: Bundle, d: {
+  retained: Uint8Array;
+  excluded: ExcludedListener[];
+  answered: Int32Array;
+  correct: Int32Array;
+  pairs: { attention: Uint8Array; nA: Int32Array; nTotal: Int32Array } | null;
+}): ListenerQuality[] {
+  const { votes, listeners, items } = bundle;
+  const answers = new Int32Array(listeners.length);
+  let agreement: { n: number; agree: number }[] | null = null;
+  if (d.pairs) {
+    const { attention, nA, nTotal } = d.pairs;
+    let count = 0;
+    for (let v = 0; v < votes.length; v++) if (!attention[votes.item[v]]) count++;
+    const item = new Int32Array(count);
+    const listener = new Int32Array(count);
+    const chosenA = new Uint8Array(count);
+    const counted = new Uint8Array(count);
+    for (let v = 0, u = 0; v < votes.length; v++) {
+      if (attention[votes.item[v]]) continue;
+      item[u] = votes.item[v];
+      listener[u] = votes.listener[v];
+      chosenA[u] = votes.chosenA[v];
+      counted[u] = d.retained[votes.listener[v]];
+      answers[listener[u]]++;
+      u++;
+    }
+    agreement = majorityAgreement(item, listener, chosenA, counted, nA, nTotal, listeners.length);
+  }
+  const ratings = bundle.ratings;
+  if (ratings) for (let x = 0; x < ratings.length; x++) if (!items[ratings.item[x]].attention) answers[ratings.listener[x]]++;
+  const correlations = ratings ? ratingListenerCorrelations(bundle) : null;
+  const facts = listenerFacts(bundle);
+  const reasons = new Map(d.excluded.map((e) => [e.listener_id, e.reasons]));
+  return listeners.map((id, l) => {
+    const row: ListenerQuality = {
+      listener_id: id,
+      retained: d.retained[l] === 1,
+      reasons: reasons.get(id) ?? [],
+      answers: answers[l],
+      attention_answered: d.answered[l],
+      attention_correct: d.correct[l],
+      attention_score: d.answered[l] > 0 ? d.correct[l] / d.answered[l] : null,
+      median_response_ms: facts.get(id)?.median_response_ms ?? null,
+      flags: [],
+    };
+    if (agreement) {
+      const { n, agree } = agreement[l];
+      const ci = wilsonInterval(agree, n);
+      row.majority_items = n;
+      row.majority_agreement = n > 0 ? agree / n : null;
+      row.majority_agreement_ci95 = ci;
+      if (ci && ci[0] <= 0.5) row.flags.push('agreement_at_chance');
+    }
+    if (correlations) {
+      const c = correlations.get(id);
+      const ci = c ? correlationInterval(c.pearson_r, c.n) : null;
+      row.panel_r = c?.pearson_r ?? null;
+      row.panel_n = c?.n ?? 0;
+      row.panel_r_ci95 = ci;
+      if (ci && ci[0] <= 0) row.flags.push('uncorrelated_with_panel');
+    }
+    return row;
+  });
 }
 
 /** The labels of α and κ in words: the chosen caption as items.csv orients it, and how it was oriented. */

@@ -11,6 +11,7 @@ const flags = z.object({
   items: count(1).default(100),
   listeners: count(1).default(15),
   careless: count(0).default(2),
+  'careless-passing': count(0).default(0),
   attention: count(0).default(8),
   seed: count(0).default(1),
   'ratings-per-item': count(1).optional(),
@@ -23,7 +24,7 @@ const flags = z.object({
 
 async function main() {
   const { values } = parseArgs({
-    options: Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise']
+    options: Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise']
       .map((k) => [k, { type: 'string' as const }])),
     strict: true,
   });
@@ -37,9 +38,13 @@ async function main() {
     console.error('--careless: cannot exceed --listeners');
     process.exit(2);
   }
+  if (f['careless-passing'] > f.careless) {
+    console.error('--careless-passing: cannot exceed --careless');
+    process.exit(2);
+  }
   if (f.kind === 'rating') {
     const study = simulateRatings({
-      systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, attention: f.attention,
+      systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, carelessPassing: f['careless-passing'], attention: f.attention,
       seed: f.seed, ratingsPerItem: f['ratings-per-item'], listenerBias: f['listener-bias'], ratingNoise: f['rating-noise'],
     });
     await writeBundle(f.out, study);
@@ -48,7 +53,7 @@ async function main() {
     return;
   }
   const study = simulate({
-    systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, attention: f.attention,
+    systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, carelessPassing: f['careless-passing'], attention: f.attention,
     seed: f.seed, ratingsPerItem: f['ratings-per-item'], positionBias: f['position-bias'],
   });
   await writeBundle(f.out, { ...study, extraVoteColumns: ['response_ms'] });

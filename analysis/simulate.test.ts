@@ -26,6 +26,27 @@ describe('simulate', () => {
     expect(simulate(o).judgeScores).toEqual(full);
   });
 
+  it('makes careless listeners who pass the attention checks, changing nothing else of the study', () => {
+    const o = { systems: 6, items: 80, listeners: 10, careless: 3, attention: 8, seed: 4 };
+    const plain = simulate(o);
+    const sneaky = simulate({ ...o, carelessPassing: 2 });
+    expect(plain.truth.carelessPassing).toEqual([]);
+    expect(sneaky.truth.careless).toEqual(plain.truth.careless);
+    expect(sneaky.truth.carelessPassing).toEqual(plain.truth.careless.slice(0, 2));
+    expect(sneaky.items).toEqual(plain.items);
+    expect(sneaky.judgeScores).toEqual(plain.judgeScores);
+    const expected = new Map(sneaky.items.map((i) => [i.item_id, i.expected]));
+    const checks = (votes: typeof plain.votes, l: string) => votes.filter((v) => v.listener_id === l && expected.get(v.item_id));
+    for (const l of sneaky.truth.carelessPassing) {
+      const answers = checks(sneaky.votes, l);
+      expect(answers.filter((v) => v.chosen === expected.get(v.item_id)).length).toBeGreaterThanOrEqual(7);
+    }
+    // Only the attention answers of those listeners differ.
+    const differ = sneaky.votes.filter((v, k) => v.chosen !== plain.votes[k].chosen);
+    expect(differ.every((v) => sneaky.truth.carelessPassing.includes(v.listener_id) && expected.get(v.item_id))).toBe(true);
+    expect(() => simulate({ ...o, carelessPassing: 4 })).toThrow(RangeError);
+  });
+
   it('Bradley–Terry recovers the true order from ≥ 10,000 votes (ρ ≥ 0.9)', () => {
     const study = simulate({ systems: 14, items: 1000, listeners: 11, careless: 0, attention: 0, seed: 11 });
     expect(study.votes.length).toBeGreaterThanOrEqual(10_000);

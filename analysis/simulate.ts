@@ -5,7 +5,9 @@ import { normal, seededRandom } from './random';
  * A seeded study simulator that writes bundles from known truth, so the analysis can be checked
  * against the answer: systems have true Bradley–Terry log-strengths θ (mean 0); an attentive
  * listener picks caption a with probability σ(θ_a − θ_b ± positionBias) (+ when a is shown
- * first); careless listeners click at random, attention checks included. Each caption gets a
+ * first); careless listeners click at random, attention checks included — except the first
+ * `carelessPassing` of them, who answer the checks as attentive listeners do (the careless
+ * listener the checks miss, whom only the quality view finds). Each caption gets a
  * latent quality θ_system + N(0, captionNoise²); each judge run scores it as
  * round(5.5 + 1.5·quality + judge bias + N(0, runNoise²)) clamped to 1–10, so judge scores are
  * correlated with the truth without being it.
@@ -29,23 +31,32 @@ export interface SimulateOptions {
   runNoise?: number;
   /** probability an attentive listener answers an attention check right (default 0.97) */
   attentiveAccuracy?: number;
+  /** how many of the careless listeners answer attention checks like attentive ones (default 0) */
+  carelessPassing?: number;
 }
 
 export interface SimulatedStudy {
   items: BundleItem[];
   votes: BundleVote[];
   judgeScores: JudgeScore[];
-  truth: { theta: Record<string, number>; careless: string[]; positionBias: number };
+  truth: { theta: Record<string, number>; careless: string[]; carelessPassing: string[]; positionBias: number };
 }
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
-/** Listener ids and which of them are careless, spread through the roster rather than bunched at the end. */
-function roster(o: { listeners: number; careless: number }, random: () => number) {
+/**
+ * Listener ids and which of them are careless, spread through the roster rather than bunched at
+ * the end; the careless listeners with the lowest numbers pass the attention checks (no draw, so
+ * a seed gives the same study with or without them).
+ */
+function roster(o: { listeners: number; careless: number; carelessPassing?: number }, random: () => number) {
   const listenerIds = Array.from({ length: o.listeners }, (_, l) => `L${pad(l + 1, String(o.listeners).length)}`);
   const carelessSet = new Set<number>();
   while (carelessSet.size < o.careless) carelessSet.add(Math.floor(random() * o.listeners));
-  return { listenerIds, carelessSet };
+  if ((o.carelessPassing ?? 0) > o.careless) throw new RangeError('more careless listeners passing the checks than careless listeners');
+  const passingSet = new Set([...carelessSet].sort((a, b) => a - b).slice(0, o.carelessPassing ?? 0));
+  const ids = (set: Set<number>) => [...set].sort((a, b) => a - b).map((l) => listenerIds[l]);
+  return { listenerIds, carelessSet, passingSet, careless: ids(carelessSet), passing: ids(passingSet) };
 }
 
 export function simulate(o: SimulateOptions): SimulatedStudy {
@@ -100,14 +111,14 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
     });
   }
 
-  const { listenerIds, carelessSet } = roster(o, random);
+  const { listenerIds, carelessSet, passingSet, careless: carelessIds, passing } = roster(o, random);
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const votes: BundleVote[] = [];
   const vote = (item: BundleItem, l: number, pA: number | null, expected: BundleItem['expected']) => {
     const firstA = random() < 0.5;
     const careless = carelessSet.has(l);
     let chooseA: boolean;
-    if (careless) chooseA = random() < 0.5;
+    if (careless && !(expected && passingSet.has(l))) chooseA = random() < 0.5;
     else if (expected) chooseA = (random() < accuracy) === (expected === 'a');
     else chooseA = random() < 1 / (1 + Math.exp(-(pA! + (firstA ? positionBias : -positionBias))));
     votes.push({
@@ -130,7 +141,8 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
     judgeScores,
     truth: {
       theta: Object.fromEntries(systemNames.map((s, i) => [s, theta[i]])),
-      careless: [...carelessSet].sort((a, b) => a - b).map((l) => listenerIds[l]),
+      careless: carelessIds,
+      carelessPassing: passing,
       positionBias,
     },
   };
@@ -142,12 +154,13 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
  * listener l scores round(MOS_s + u_i + b_l + e) clamped to the scale, with an item effect
  * u_i ~ N(0, itemNoise²), a listener bias b_l ~ N(0, listenerBias²) and noise e ~ N(0,
  * ratingNoise²); a careless listener picks any point of the scale at random, attention checks
- * included. Attention items ask for a given score, which attentive listeners give with
+ * included (but for the first `carelessPassing`, who answer the checks as attentive listeners
+ * do). Attention items ask for a given score, which attentive listeners give with
  * probability attentiveAccuracy. The true MOS is the latent mean before rounding and clamping:
  * the expected score is pulled towards the middle near the ends of the scale, in the same order.
  */
 export interface SimulateRatingsOptions
-  extends Pick<SimulateOptions, 'systems' | 'items' | 'listeners' | 'careless' | 'attention' | 'seed' | 'ratingsPerItem' | 'attentiveAccuracy'> {
+  extends Pick<SimulateOptions, 'systems' | 'items' | 'listeners' | 'careless' | 'attention' | 'seed' | 'ratingsPerItem' | 'attentiveAccuracy' | 'carelessPassing'> {
   /** true MOS per system (default: drawn uniformly between 1.8 and 4.4, best first) */
   mos?: readonly number[];
   /** SD of the listener bias (default 0.4) */
@@ -165,7 +178,7 @@ export interface SimulatedRatingStudy {
   votes: BundleVote[];
   judgeScores: JudgeScore[];
   ratings: BundleRating[];
-  truth: { mos: Record<string, number>; careless: string[] };
+  truth: { mos: Record<string, number>; careless: string[]; carelessPassing: string[] };
 }
 
 export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy {
@@ -206,7 +219,7 @@ export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy
     });
   }
 
-  const { listenerIds, carelessSet } = roster(o, random);
+  const { listenerIds, carelessSet, passingSet, careless: carelessIds, passing } = roster(o, random);
   const bias = listenerIds.map(() => listenerBias * normal(random));
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const ratings: BundleRating[] = [];
@@ -221,7 +234,9 @@ export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy
   }
   for (let c = 0; c < o.attention; c++) {
     const item = items[o.items + c];
-    for (let l = 0; l < o.listeners; l++) rate(item, l, carelessSet.has(l) || random() >= accuracy ? point() : required[c]);
+    for (let l = 0; l < o.listeners; l++) {
+      rate(item, l, (carelessSet.has(l) && !passingSet.has(l)) || random() >= accuracy ? point() : required[c]);
+    }
   }
 
   return {
@@ -231,7 +246,8 @@ export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy
     ratings,
     truth: {
       mos: Object.fromEntries(systemNames.map((s, i) => [s, mos[i]])),
-      careless: [...carelessSet].sort((a, b) => a - b).map((l) => listenerIds[l]),
+      careless: carelessIds,
+      carelessPassing: passing,
     },
   };
 }

@@ -2,11 +2,21 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect, test, type Download, type Locator, type Page } from '@playwright/test';
 import { audit, withAxe } from './support/axe';
 import { currentTrial, startByKeyboard } from './support/listener';
 import { researcherToken, startServer, type E2eServer } from './support/server';
+
+/** A figure saved on its own: one SVG document that loads nothing and carries its own styling. */
+function expectStandaloneSvg(svg: string, names: string[]): void {
+  expect(svg).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  expect(svg).toMatch(/<title>[^<]+<\/title>/);
+  expect(svg).toContain('role="img"');
+  expect(svg).not.toMatch(/href=|url\(|@import|class=|var\(--|<style/i);
+  expect(svg).toMatch(/font-family="[^"]+"/);
+  for (const name of names) expect(svg).toContain(name);
+}
 
 /**
  * A MOS rating study end to end, as its people meet it: a researcher writes a rating study.yaml
@@ -251,6 +261,13 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
   }
   await page.getByTestId('dash-ratings').screenshot({ path: info.outputPath('rating-dashboard.png') });
 
+  // The dashboard's MOS figure is the report's: a named image, saved as a standalone SVG.
+  await expect(page.getByTestId('dash-ratings').getByRole('img', { name: 'Mean opinion score per system with 95% intervals' })).toBeVisible();
+  const savedFigure = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Save the MOS figure (SVG)' }).click();
+  expect((await savedFigure).suggestedFilename()).toBe(`${STUDY}-mos.svg`);
+  expectStandaloneSvg(readFileSync((await (await savedFigure).path())!, 'utf8'), [...rated.keys()]);
+
   // The exported zip, analysed offline: the ratings section has the MOS of exactly these scores.
   const downloads: Download[] = [];
   page.on('download', (d) => downloads.push(d));
@@ -275,6 +292,21 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
       expect(bySystem.get(system)?.mos, system).toBeCloseTo(scores.reduce((a, b) => a + b, 0) / scores.length, 10);
     }
     expect(readFileSync(html, 'utf8')).toContain('How good is each system? (ratings, MOS)');
+
+    // The HTML report in the browser: rating sections only, the quality view, and a figure that downloads as itself.
+    const reportPage = await browser.newPage();
+    await reportPage.goto(pathToFileURL(html).href);
+    await expect(reportPage.getByRole('heading', { name: 'How good is each system? (ratings, MOS)' })).toBeVisible();
+    await expect(reportPage.getByRole('heading', { name: 'How carefully did each listener answer?' })).toBeVisible();
+    await expect(reportPage.getByRole('heading', { name: /reliability|judge|Bradley|vote on each item/i })).toHaveCount(0);
+    await expect(reportPage.locator('table[data-table="listener-quality"] tbody tr')).toHaveCount(2);
+    await expect(reportPage.locator('table[data-table="clips"] tbody tr')).toHaveCount(6);
+    await expect(reportPage.getByRole('img', { name: 'Mean opinion score per system with 95% intervals' })).toBeVisible();
+    const reportFigure = reportPage.waitForEvent('download');
+    await reportPage.getByRole('link', { name: 'Download this figure (mos.svg)' }).click();
+    expect((await reportFigure).suggestedFilename()).toBe('mos.svg');
+    expectStandaloneSvg(readFileSync((await (await reportFigure).path())!, 'utf8'), [...rated.keys()]);
+    await reportPage.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,8 @@
+import { useRef, type ReactNode } from 'react';
 import type { Dashboard as DashboardData } from '../../contract/reports';
-import { downloadBundle, errorText, openHtmlReport, studio } from '../studio/api';
+import { BarChart, type BarStyle } from '../../figures/BarChart';
+import { MosChart } from '../../figures/MosChart';
+import { download, downloadBundle, errorText, openHtmlReport, studio } from '../studio/api';
 import { usePolled } from '../studio/usePolled';
 
 const POLL_MS = 3000;
@@ -27,32 +30,21 @@ function Figure({ label, value, sub, testId }: { label: string; value: string | 
   );
 }
 
-/** Bars of counts with an x label under each; plain SVG so it scales and needs no chart library. */
-function Bars({ values, labels, title, colour = 'var(--accent)' }: { values: number[]; labels: string[]; title: string; colour?: string[] | string }) {
-  const W = 560, H = 150, L = 30, B = 22, T = 8;
-  const max = Math.max(1, ...values);
-  // Capped, so a histogram with one bin is a bar, not a block.
-  const w = Math.min(56, (W - L) / Math.max(1, values.length));
-  const every = Math.ceil(values.length / 12);
+/**
+ * A shared figure (figures/) with a button that saves it: the SVG on screen is a standalone
+ * document (namespace, fonts and colours as attributes), so its markup is the file.
+ */
+function SavableFigure({ file, what, children }: { file: string; what: string; children: ReactNode }) {
+  const box = useRef<HTMLDivElement>(null);
+  const save = () => {
+    const svg = box.current?.querySelector('svg');
+    if (svg) download(`${file}.svg`, new XMLSerializer().serializeToString(svg), 'image/svg+xml');
+  };
   return (
-    <svg viewBox={`0 0 ${W} ${H}`} className="bars" role="img" aria-label={title}>
-      <line x1={L} x2={W} y1={H - B} y2={H - B} className="axis" />
-      <text x={L - 4} y={T + 8} className="tick" textAnchor="end">{max}</text>
-      <text x={L - 4} y={H - B} className="tick" textAnchor="end">0</text>
-      {values.map((v, i) => {
-        const h = ((H - B - T) * v) / max;
-        return (
-          <g key={i}>
-            <rect x={L + i * w + 1} width={Math.max(1, w - 2)} y={H - B - h} height={h} fill={Array.isArray(colour) ? colour[i] : colour} rx={2}>
-              <title>{`${labels[i]}: ${v}`}</title>
-            </rect>
-            {i % every === 0 && (
-              <text x={L + i * w + w / 2} y={H - 6} className="tick" textAnchor="middle">{labels[i]}</text>
-            )}
-          </g>
-        );
-      })}
-    </svg>
+    <figure className="dash-figure">
+      <div ref={box}>{children}</div>
+      <button type="button" className="link small" onClick={save}>{`Save the ${what} figure (SVG)`}</button>
+    </figure>
   );
 }
 
@@ -67,13 +59,13 @@ function completionHistogram(minutes: number[]): { values: number[]; labels: str
   return { values, labels: values.map((_, i) => `${+((first + i) * step).toFixed(2)}`) };
 }
 
-// Each at least 4.5:1 on white: the legend prints them as text, the bars need 3:1 (WCAG 1.4.3, 1.4.11).
-const KIND_COLOUR = { pair: 'var(--accent)', rating: 'var(--accent)', attention: '#b45309', practice: '#64748b' };
+// Told apart in grey as well as in colour: solid dark, hollow, solid mid-grey (figures/BarChart).
+const KIND_STYLE: Record<DashboardData['votes']['perItem'][number]['kind'], BarStyle> = { pair: 'solid', rating: 'solid', attention: 'hollow', practice: 'muted' };
 
 type Ratings = NonNullable<DashboardData['ratings']>;
 
 /** A rating study's MOS figures (analysis-spec §4): the same numbers as the report's `ratings` section. */
-function RatingsPanel({ r }: { r: Ratings }) {
+function RatingsPanel({ r, study }: { r: Ratings; study: string }) {
   return (
     <div data-testid="dash-ratings">
       <h3>
@@ -85,24 +77,29 @@ function RatingsPanel({ r }: { r: Ratings }) {
       {r.systems.length === 0 ? (
         <p className="muted">No ratings from retained listeners yet.</p>
       ) : (
-        <table className="data" data-testid="dash-mos">
-          <thead>
-            <tr><th className="n">rank</th><th>system</th><th className="n">n</th><th className="n">MOS</th><th className="n">SD</th><th className="n">95% CI (t)</th><th className="n">rank_ci</th></tr>
-          </thead>
-          <tbody>
-            {r.systems.map((s) => (
-              <tr key={s.system}>
-                <td className="n">{s.rank}</td>
-                <td>{s.system}</td>
-                <td className="n">{s.n}</td>
-                <td className="n">{num(s.mos)}</td>
-                <td className="n">{num(s.sd)}</td>
-                <td className="n">{s.ci95 ? `${num(s.ci95[0])}–${num(s.ci95[1])}` : '—'}</td>
-                <td className="n">{s.rankCi ?? '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <>
+          <SavableFigure file={`${study}-mos`} what="MOS">
+            <MosChart systems={r.systems} scale={r.scale} />
+          </SavableFigure>
+          <table className="data" data-testid="dash-mos">
+            <thead>
+              <tr><th className="n">rank</th><th>system</th><th className="n">n</th><th className="n">MOS</th><th className="n">SD</th><th className="n">95% CI (t)</th><th className="n">rank_ci</th></tr>
+            </thead>
+            <tbody>
+              {r.systems.map((s) => (
+                <tr key={s.system}>
+                  <td className="n">{s.rank}</td>
+                  <td>{s.system}</td>
+                  <td className="n">{s.n}</td>
+                  <td className="n">{num(s.mos)}</td>
+                  <td className="n">{num(s.sd)}</td>
+                  <td className="n">{s.ci95 ? `${num(s.ci95[0])}–${num(s.ci95[1])}` : '—'}</td>
+                  <td className="n">{s.rankCi ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
       )}
       <p className="muted small">
         rank_ci: 1 + the systems whose whole interval lies above this one's (overlapping intervals share a rank). Attention items and excluded listeners are left out.
@@ -219,7 +216,7 @@ export function Dashboard({ study }: { study: string }) {
           <p className="muted small">“Not run” means the check had nothing to judge yet (e.g. no attention check answered, or the screening never reported); it is neither a pass nor a failure.</p>
         </div>
         {data.ratings ? (
-          <RatingsPanel r={data.ratings} />
+          <RatingsPanel r={data.ratings} study={study} />
         ) : (
           <div>
             <h3>Judge agreement with the listener majority</h3>
@@ -254,16 +251,30 @@ export function Dashboard({ study }: { study: string }) {
       <div className="grid2">
         <div>
           <h3>Completion time <span className="muted small">(minutes{median !== null ? `, median ${median.toFixed(1)}` : ''})</span></h3>
-          {minutes.length === 0 ? <p className="muted">Nobody has finished yet.</p> : <Bars values={hist.values} labels={hist.labels} title="completion time histogram" />}
+          {minutes.length === 0 ? (
+            <p className="muted">Nobody has finished yet.</p>
+          ) : (
+            <SavableFigure file={`${study}-completion-time`} what="completion time">
+              <BarChart name="completion-time" values={hist.values} labels={hist.labels} title="Completion time histogram (minutes)" />
+            </SavableFigure>
+          )}
         </div>
         <div>
-          <h3>Votes per item <span className="muted small">(<span className="key-pair">{data.ratings ? 'ratings' : 'pairs'}</span>, <span className="key-attention">attention checks</span>)</span></h3>
-          <Bars
-            values={data.votes.perItem.map((i) => i.votes)}
-            labels={data.votes.perItem.map((i) => String(i.seq + 1))}
-            colour={data.votes.perItem.map((i) => KIND_COLOUR[i.kind])}
-            title="votes per item"
-          />
+          <h3>Votes per item</h3>
+          <SavableFigure file={`${study}-votes-per-item`} what="votes per item">
+            <BarChart
+              name="votes-per-item"
+              values={data.votes.perItem.map((i) => i.votes)}
+              labels={data.votes.perItem.map((i) => String(i.seq + 1))}
+              styles={data.votes.perItem.map((i) => KIND_STYLE[i.kind])}
+              legend={[
+                { style: 'solid', label: data.ratings ? 'ratings' : 'pairs' },
+                { style: 'hollow', label: 'attention checks' },
+                ...(data.votes.perItem.some((i) => i.kind === 'practice') ? [{ style: 'muted' as const, label: 'practice' }] : []),
+              ]}
+              title="Votes per item"
+            />
+          </SavableFigure>
         </div>
       </div>
     </section>

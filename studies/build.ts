@@ -8,7 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open';
 import { generateAttentionChecks, type AttentionCandidate, type GeneratedCheck, type Labels } from './attention';
-import { StudyDefinitionError, type DefinitionProblem, type FieldPath, type ParsedStudy } from './parse';
+import { fieldName, StudyDefinitionError, type DefinitionProblem, type FieldPath, type ParsedStudy } from './parse';
+import { completionProblems } from './completion';
+import { readStudyDefinition } from './settings';
 import { keyedRandom } from '../analysis/random';
 import { captionKey, SamplingError, type SamplerSummary } from './sampler';
 import { planItems } from './trials';
@@ -351,6 +353,10 @@ export function setStudyStatus(db: Db, studyId: string, to: StudyStatus, now = n
         throw new Error(`study ${studyId} is ${from}; it cannot become ${to}${from === 'closed' ? ' (a closed study stays closed; clone it to run again)' : ''}`);
       }
       if (to === 'open' && store.scoredItems(studyId) === 0) throw new Error(`study ${studyId} has no items to open with`);
+      if (to === 'open') {
+        const [wrong] = completionProblems(readStudyDefinition(db, studyId));
+        if (wrong) throw new Error(`study ${studyId} cannot open: ${fieldName(wrong.path)}: ${wrong.message}; edit study.yaml and build again`);
+      }
       store.setStatus(studyId, to, now.toISOString());
       return { from, to };
     })

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'yaml';
-import { BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadStudyFileBody, UseUploadedSourcesBody, type ListenerLinks } from '../../contract/studio';
+import { BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadStudyFileBody, UseUploadedSourcesBody } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
 import { countItemKinds, type ItemKind } from '../../contract/constants';
 import { conflict, HttpError, notFound } from '../errors';
+import { listenerLinks } from '../listener-links';
 import { liveRepository } from '../store/live';
 import { sourcesFromUploads, studyFolders, studyTemplates, unreadableUpload } from '../store/study-folders';
 import { setStudyStatus, StudyLockedError } from '../../studies/build';
@@ -19,19 +20,6 @@ const TO_STATUS = { open: 'open', pause: 'paused', close: 'closed' } as const;
 // Caption files of a large benchmark run are tens of MB; YAML and everything else stays small.
 const UPLOAD_LIMIT = 40 * 1024 * 1024;
 const YAML_LIMIT = 2 * 1024 * 1024;
-
-const PROLIFIC_PLACEHOLDERS: Record<string, string> = {
-  PROLIFIC_PID: '{{%PROLIFIC_PID%}}',
-  STUDY_ID: '{{%STUDY_ID%}}',
-  SESSION_ID: '{{%SESSION_ID%}}',
-};
-
-/** The listener link, and the same link as Prolific and MTurk want it. */
-export function listenerLinks(origin: string, studyId: string, recorded: readonly string[]): ListenerLinks {
-  const plain = `${origin}/s/${studyId}`;
-  const prolific = recorded.filter((p) => p in PROLIFIC_PLACEHOLDERS).map((p) => `${p}=${PROLIFIC_PLACEHOLDERS[p]}`);
-  return { plain, prolific: prolific.length ? `${plain}?${prolific.join('&')}` : plain, mturk: plain, recorded: [...recorded] };
-}
 
 function originOf(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;

@@ -139,6 +139,8 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
   const material: StudyMaterial = { utterances: new Map(), captions: [], judgeScores: [], notes: [] };
   const problems = new Problems(options.studyDir);
   const wavPaths = new Map<string, string>();
+  // The real path of each corpus folder's clip → its utterance id: caption records of the same file join it.
+  const corpusFiles = new Map<string, string>();
   // As in the manifest, a later file's score for the same caption, judge and run replaces an earlier one.
   const scores = new Map<string, MaterialScore>();
   // Plans without a clip among the study's sources, over all its plan files: one note, however they are split.
@@ -154,6 +156,7 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
         for (const c of candidates) {
           const u = c.utterance!;
           material.utterances.set(u.id, { id: u.id, corpus: u.corpus, labels: u.labels ?? c.labels, audio: c.file });
+          corpusFiles.set(realpathSync(c.file), u.id);
         }
         // A corpus folder may hold files that are not its clips: skip them, say how many and why.
         const reasons = new Map<string, number>();
@@ -178,9 +181,16 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
           const { source: corpus, relative_audio_path: rel } = record.metadata;
           const found = locateAudio(root, realRoot, [rel, `${corpus}/${rel}`]);
           if (found.refused) return report.fail(`${source.file} [record ${index}]`, `metadata.relative_audio_path ${found.refused.replace('--audio-root', 'audioRoot')}`);
-          const id = metasetUtteranceId(corpus, rel);
+          // A record of a file the study's corpus folder holds too is that corpus's utterance (vctk:p225_001), not a second one.
+          const same = found.file ? corpusFiles.get(realpathSync(found.file)) : undefined;
+          const id = same ?? metasetUtteranceId(corpus, rel);
           const known = material.utterances.get(id);
-          material.utterances.set(id, { id, corpus: 'metaset', labels: pickLabels(record.metadata), audio: found.file ?? known?.audio ?? null });
+          material.utterances.set(
+            id,
+            same
+              ? { ...known!, labels: { ...known!.labels, ...pickLabels(record.metadata) } }
+              : { id, corpus: 'metaset', labels: pickLabels(record.metadata), audio: found.file ?? known?.audio ?? null },
+          );
           wavPaths.set(record.wav_path, id);
           const captions = [...oracleCaptions(record), ...(succeeded(record) ? systemCaptions(record, source.system) : [])];
           for (const c of captions) material.captions.push({ utteranceId: id, ...c });

@@ -123,6 +123,15 @@ describe('an audio-only MOS of VCTK clips', () => {
     expect(ids.every((id) => /^vctk:p22\d_00\d$/.test(id))).toBe(true);
   });
 
+  it('a bad audio file in the corpus folder is refused at validate, by name, not left for the build to skip', async () => {
+    const dir = setup(definition());
+    writeFileSync(join(dir, 'corpus', 'VCTK', 'wav48', 'p228', 'p228_003.wav'), 'this is a text file renamed .wav');
+    const error = await validateStudyDir(t.db, dir, { dataDir: t.dir }).catch((e: unknown) => e);
+    expect(describeError(error)).toBe(
+      'corpus/VCTK/wav48/p228/p228_003.wav:1:1 (top level): not a WAV or FLAC file (no RIFF/WAVE or fLaC header); fix or remove the file (expected a VCTK folder: wav48/pNNN/pNNN_NNN.wav (0.80) or wav48_silence_trimmed/pNNN/pNNN_NNN_micN.flac (0.92), with speaker-info.txt; see studies/README.md#vctk-folders)',
+    );
+  });
+
   it('names the systems there are when the study asks for one that is not', async () => {
     const dir = setup(definition({ systems: 'VCTK-typo' }));
     const error = await validateStudyDir(t.db, dir, { dataDir: t.dir }).catch((e: unknown) => e);

@@ -9,16 +9,13 @@
  * it is documented (studies/README.md). Problems never quote the file's content.
  */
 import { realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { isAbsolute, relative } from 'node:path';
 import { LineCounter, parseDocument, isMap, isSeq, isScalar } from 'yaml';
 import type { Labels } from '../audio-manifest';
 import { judgeScoreRows, metasetIdentity } from '../audio-manifest/judge';
 import { describeIssue, locateAudio, metasetUtteranceId, MetasetRecord, oracleCaptions, pickLabels, succeeded, systemCaptions } from '../audio-manifest/metaset';
 import { ravdessCandidates } from '../audio-manifest/ravdess';
-import { analyseAudio } from '../audio-manifest/decode';
-import { DecodePool } from '../audio-manifest/pool';
+import { unplayableFiles } from '../audio-manifest/check';
 import { ImportReport } from '../audio-manifest/report';
 import { vctkCandidates } from '../audio-manifest/vctk';
 import { PLAN_TASK, parseVoxreasonCases, warnSkippedPlans } from '../audio-manifest/voxreason';
@@ -132,9 +129,6 @@ export interface MaterialOptions {
   studyDir: string;
 }
 
-/** Up to this many clips in a corpus folder are decoded in this thread at validate; more go to decode workers. */
-const IN_PROCESS_DECODES = 64;
-
 const ORDER: StudySource['kind'][] = ['ravdess', 'vctk', 'metaset', 'voxreason', 'judge'];
 
 /**
@@ -154,114 +148,104 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
   const skippedPlans = { files: [] as string[], count: 0 };
   const ordered = [...sources].sort((a, b) => ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind));
 
-  let pool: DecodePool | undefined;
-  try {
-    for (const source of ordered) {
-      const report = new ImportReport();
-      switch (source.kind) {
-        case 'ravdess':
-        case 'vctk': {
-          const candidates = source.kind === 'ravdess' ? ravdessCandidates(source.dir, report) : vctkCandidates(source.dir, { mic: source.mic === 'mic2' ? 2 : 1 }, report);
-          for (const c of candidates) {
-            const u = c.utterance!;
-            material.utterances.set(u.id, { id: u.id, corpus: u.corpus, labels: u.labels ?? c.labels, audio: c.file });
-            corpusFiles.set(realpathSync(c.file), u.id);
-          }
-          // Each clip decoded now: a file the build could not import is refused here, at validate, by name.
-          // A few clips decode faster here than workers start; a corpus goes to workers, off the server's thread.
-          if (candidates.length > IN_PROCESS_DECODES) pool ??= new DecodePool(Math.min(2, availableParallelism()));
-          const check = (file: string): Promise<string | null> =>
-            pool ? pool.decode(file).then((r) => (r.ok ? null : r.reason)) : readFile(file).then((bytes) => analyseAudio(bytes)).then(() => null, (e: Error) => e.message);
-          const decoded = await Promise.all(candidates.map(async (c) => ({ file: c.file, reason: await check(c.file) })));
-          for (const { file, reason } of decoded) if (reason !== null) problems.add(file, undefined, source.kind, null, '', `${reason}; fix or remove the file`);
-          // A corpus folder may hold files that are not its clips: skip them, say how many and why.
-          const reasons = new Map<string, number>();
-          for (const f of report.failures) reasons.set(f.reason, (reasons.get(f.reason) ?? 0) + 1);
-          for (const [reason, n] of reasons) material.notes.push(`${problems.display(source.dir)}: ${n} file${n === 1 ? '' : 's'} skipped: ${reason} (expected ${FORMATS[source.kind].expected}; see ${FORMATS[source.kind].doc})`);
+  for (const source of ordered) {
+    const report = new ImportReport();
+    switch (source.kind) {
+      case 'ravdess':
+      case 'vctk': {
+        const candidates = source.kind === 'ravdess' ? ravdessCandidates(source.dir, report) : vctkCandidates(source.dir, { mic: source.mic === 'mic2' ? 2 : 1 }, report);
+        for (const c of candidates) {
+          const u = c.utterance!;
+          material.utterances.set(u.id, { id: u.id, corpus: u.corpus, labels: u.labels ?? c.labels, audio: c.file });
+          corpusFiles.set(realpathSync(c.file), u.id);
+        }
+        // Each clip decoded now: a file the build could not import is refused here, at validate, by name.
+        for (const [file, reason] of await unplayableFiles(candidates.map((c) => c.file))) problems.add(file, undefined, source.kind, null, '', `${reason}; fix or remove the file`);
+        // A corpus folder may hold files that are not its clips: skip them, say how many and why.
+        const reasons = new Map<string, number>();
+        for (const f of report.failures) reasons.set(f.reason, (reasons.get(f.reason) ?? 0) + 1);
+        for (const [reason, n] of reasons) material.notes.push(`${problems.display(source.dir)}: ${n} file${n === 1 ? '' : 's'} skipped: ${reason} (expected ${FORMATS[source.kind].expected}; see ${FORMATS[source.kind].doc})`);
+        break;
+      }
+      case 'metaset': {
+        const text = await readSourceText(options.roots, source.file);
+        const records = parseJson(text, source.file, 'metaset', problems);
+        if (records === undefined) break;
+        if (!Array.isArray(records)) {
+          problems.add(source.file, text, 'metaset', null, '', 'the file holds one JSON value that is not an array');
           break;
         }
-        case 'metaset': {
-          const text = await readSourceText(options.roots, source.file);
-          const records = parseJson(text, source.file, 'metaset', problems);
-          if (records === undefined) break;
-          if (!Array.isArray(records)) {
-            problems.add(source.file, text, 'metaset', null, '', 'the file holds one JSON value that is not an array');
-            break;
-          }
-          const root = source.audioRoot;
-          const realRoot = realpathSync(root);
-          records.forEach((raw, index) => {
-            const parsed = MetasetRecord.safeParse(raw);
-            if (!parsed.success) return report.fail(`${source.file} [record ${index}]`, describeIssue(parsed.error));
-            const record = parsed.data;
-            const { source: corpus, relative_audio_path: rel } = record.metadata;
-            const found = locateAudio(root, realRoot, [rel, `${corpus}/${rel}`]);
-            if (found.refused) return report.fail(`${source.file} [record ${index}]`, `metadata.relative_audio_path ${found.refused.replace('--audio-root', 'audioRoot')}`);
-            // A record of a file the study's corpus folder holds too is that corpus's utterance (vctk:p225_001), not a second one.
-            const same = found.file ? corpusFiles.get(realpathSync(found.file)) : undefined;
-            const id = same ?? metasetUtteranceId(corpus, rel);
-            const known = material.utterances.get(id);
-            material.utterances.set(
-              id,
-              same
-                ? { ...known!, labels: { ...known!.labels, ...pickLabels(record.metadata) } }
-                : { id, corpus: 'metaset', labels: pickLabels(record.metadata), audio: found.file ?? known?.audio ?? null },
-            );
-            wavPaths.set(record.wav_path, id);
-            const captions = [...oracleCaptions(record), ...(succeeded(record) ? systemCaptions(record, source.system) : [])];
-            for (const c of captions) material.captions.push({ utteranceId: id, ...c });
-          });
-          problems.fromReport(report, source.file, text, 'metaset', 'record');
-          break;
-        }
-        case 'voxreason': {
-          const text = await readSourceText(options.roots, source.file);
-          let skipped = 0;
-          for (const vox of parseVoxreasonCases(source.file, text, report)) {
-            if (!material.utterances.has(vox.utteranceId)) {
-              skipped++;
-              continue;
-            }
-            for (const c of vox.captions) material.captions.push({ utteranceId: vox.utteranceId, system: c.system, task: PLAN_TASK, text: c.text });
-          }
-          if (skipped > 0) skippedPlans.files.push(problems.display(source.file));
-          skippedPlans.count += skipped;
-          problems.fromReport(report, source.file, text, 'voxreason', 'record');
-          break;
-        }
-        case 'judge': {
-          const text = await readSourceText(options.roots, source.file);
-          const json = !source.file.toLowerCase().endsWith('.csv');
-          if (json && parseJson(text, source.file, 'judge', problems) === undefined) break;
-          const metasetIds = new Set([...material.utterances.values()].filter((u) => u.corpus === 'metaset').map((u) => u.id));
-          const rows = judgeScoreRows(
-            source.file,
-            text,
-            { system: source.system, judge: source.judge, run: source.run === undefined ? undefined : String(source.run) },
-            (wavPath) => wavPaths.get(wavPath) ?? metasetIdentity(wavPath, metasetIds),
-            report,
+        const root = source.audioRoot;
+        const realRoot = realpathSync(root);
+        records.forEach((raw, index) => {
+          const parsed = MetasetRecord.safeParse(raw);
+          if (!parsed.success) return report.fail(`${source.file} [record ${index}]`, describeIssue(parsed.error));
+          const record = parsed.data;
+          const { source: corpus, relative_audio_path: rel } = record.metadata;
+          const found = locateAudio(root, realRoot, [rel, `${corpus}/${rel}`]);
+          if (found.refused) return report.fail(`${source.file} [record ${index}]`, `metadata.relative_audio_path ${found.refused.replace('--audio-root', 'audioRoot')}`);
+          // A record of a file the study's corpus folder holds too is that corpus's utterance (vctk:p225_001), not a second one.
+          const same = found.file ? corpusFiles.get(realpathSync(found.file)) : undefined;
+          const id = same ?? metasetUtteranceId(corpus, rel);
+          const known = material.utterances.get(id);
+          material.utterances.set(
+            id,
+            same
+              ? { ...known!, labels: { ...known!.labels, ...pickLabels(record.metadata) } }
+              : { id, corpus: 'metaset', labels: pickLabels(record.metadata), audio: found.file ?? known?.audio ?? null },
           );
-          // A score for a clip or system the study does not declare belongs to no caption it shows.
-          const captioned = new Set(material.captions.map((c) => `${c.utteranceId}\u0000${c.system}`));
-          let unmatched = 0;
-          for (const row of rows ?? []) {
-            if (row.score === null) continue;
-            if (!captioned.has(`${row.utteranceId}\u0000${row.system}`)) unmatched++;
-            else scores.set([row.utteranceId, row.system, row.judge, row.run].join('\u0000'), { utteranceId: row.utteranceId, system: row.system, judge: row.judge, run: row.run, score: row.score });
+          wavPaths.set(record.wav_path, id);
+          const captions = [...oracleCaptions(record), ...(succeeded(record) ? systemCaptions(record, source.system) : [])];
+          for (const c of captions) material.captions.push({ utteranceId: id, ...c });
+        });
+        problems.fromReport(report, source.file, text, 'metaset', 'record');
+        break;
+      }
+      case 'voxreason': {
+        const text = await readSourceText(options.roots, source.file);
+        let skipped = 0;
+        for (const vox of parseVoxreasonCases(source.file, text, report)) {
+          if (!material.utterances.has(vox.utteranceId)) {
+            skipped++;
+            continue;
           }
-          if (unmatched > 0) material.notes.push(`${problems.display(source.file)}: ${unmatched} score${unmatched === 1 ? '' : 's'} skipped: no caption of that system for that clip among the study's sources`);
-          // Rows naming a wav_path no caption file of the study has are the same partial-corpus case.
-          const unresolved = report.failures.filter((f) => f.reason.startsWith('no imported utterance has wav_path'));
-          if (unresolved.length > 0) material.notes.push(`${problems.display(source.file)}: ${unresolved.length} score${unresolved.length === 1 ? '' : 's'} skipped: wav_path not in the study's caption files`);
-          const rest = new ImportReport();
-          report.failures.filter((f) => !unresolved.includes(f)).forEach((f) => rest.fail(f.file, f.reason));
-          problems.fromReport(rest, source.file, text, 'judge', 'result');
-          break;
+          for (const c of vox.captions) material.captions.push({ utteranceId: vox.utteranceId, system: c.system, task: PLAN_TASK, text: c.text });
         }
+        if (skipped > 0) skippedPlans.files.push(problems.display(source.file));
+        skippedPlans.count += skipped;
+        problems.fromReport(report, source.file, text, 'voxreason', 'record');
+        break;
+      }
+      case 'judge': {
+        const text = await readSourceText(options.roots, source.file);
+        const json = !source.file.toLowerCase().endsWith('.csv');
+        if (json && parseJson(text, source.file, 'judge', problems) === undefined) break;
+        const metasetIds = new Set([...material.utterances.values()].filter((u) => u.corpus === 'metaset').map((u) => u.id));
+        const rows = judgeScoreRows(
+          source.file,
+          text,
+          { system: source.system, judge: source.judge, run: source.run === undefined ? undefined : String(source.run) },
+          (wavPath) => wavPaths.get(wavPath) ?? metasetIdentity(wavPath, metasetIds),
+          report,
+        );
+        // A score for a clip or system the study does not declare belongs to no caption it shows.
+        const captioned = new Set(material.captions.map((c) => `${c.utteranceId}\u0000${c.system}`));
+        let unmatched = 0;
+        for (const row of rows ?? []) {
+          if (row.score === null) continue;
+          if (!captioned.has(`${row.utteranceId}\u0000${row.system}`)) unmatched++;
+          else scores.set([row.utteranceId, row.system, row.judge, row.run].join('\u0000'), { utteranceId: row.utteranceId, system: row.system, judge: row.judge, run: row.run, score: row.score });
+        }
+        if (unmatched > 0) material.notes.push(`${problems.display(source.file)}: ${unmatched} score${unmatched === 1 ? '' : 's'} skipped: no caption of that system for that clip among the study's sources`);
+        // Rows naming a wav_path no caption file of the study has are the same partial-corpus case.
+        const unresolved = report.failures.filter((f) => f.reason.startsWith('no imported utterance has wav_path'));
+        if (unresolved.length > 0) material.notes.push(`${problems.display(source.file)}: ${unresolved.length} score${unresolved.length === 1 ? '' : 's'} skipped: wav_path not in the study's caption files`);
+        const rest = new ImportReport();
+        report.failures.filter((f) => !unresolved.includes(f)).forEach((f) => rest.fail(f.file, f.reason));
+        problems.fromReport(rest, source.file, text, 'judge', 'result');
+        break;
       }
     }
-  } finally {
-    await pool?.close();
   }
   if (problems.list.length > 0) throw new StudyDefinitionError(problems.list);
   const planNote = new ImportReport();

@@ -385,14 +385,16 @@ export function sourcesFromUploads(yaml: string, files: StudyFiles, audioRoot: s
   doc.set('sources', node);
   // An audio-only rating study rates the corpus clips themselves: their system is their corpus.
   const corpora = [...new Set(files.audio.flatMap((a) => (a.corpus ? [a.corpus] : [])))];
-  if (doc.getIn(['items', 'mode']) === 'sample' && systems.length === 0 && corpora.length > 0 && doc.getIn(['trial', 'caption']) === false) {
+  const listed = (doc.getIn(['items', 'systems']) as { toJSON(): unknown } | undefined)?.toJSON();
+  const audioOnly = doc.getIn(['items', 'mode']) === 'sample' && systems.length === 0 && corpora.length > 0 && doc.getIn(['trial', 'caption']) === false;
+  // Set only when it changes, so a comment on the line stays.
+  if (audioOnly && JSON.stringify(listed) !== JSON.stringify(corpora)) {
     const list = doc.createNode(corpora);
     list.flow = true;
     doc.setIn(['items', 'systems'], list);
   }
   if (doc.getIn(['items', 'mode']) === 'sample' && systems.length > 0) {
-    const listed = doc.getIn(['items', 'systems']) as { toJSON(): unknown } | undefined;
-    const hadOracle = Array.isArray(listed?.toJSON()) && (listed!.toJSON() as unknown[]).includes('oracle');
+    const hadOracle = Array.isArray(listed) && listed.includes('oracle');
     const list = doc.createNode([...(hadOracle ? ['oracle'] : []), ...systems]);
     list.flow = true;
     doc.setIn(['items', 'systems'], list);

@@ -113,7 +113,7 @@ describe('defining a study', () => {
   it('starts from a template, takes uploaded caption and judge files, and writes sources from them', async () => {
     const templates = await api('/api/studio/templates');
     expect(templates.body.templates.map((t: { id: string }) => t.id)).toEqual([
-      'demo-caption-rating', 'metaset-caption-preference', 'ravdess-plan-preference', 'vctk-speaker-style',
+      'demo-caption-rating', 'metaset-caption-preference', 'ravdess-audio-mos', 'ravdess-plan-preference', 'vctk-speaker-style',
     ]);
     const created = await api('/api/studio/studies', { body: { name: 'from-template', template: 'metaset-caption-preference' } });
     expect(created.status, created.text).toBe(201);

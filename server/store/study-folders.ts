@@ -198,7 +198,8 @@ export function studyFolders(dataDir: string) {
       if (existsSync(target) && !body.replace) throw conflict('folder_exists', `${AUDIO_DIR}/${body.folder} is already uploaded; upload it again with replace to overwrite it`, 'folder');
       const { entries, problems } = uploadEntries(body);
       if (problems.length > 0) return problems;
-      const staging = join(dir(name), AUDIO_DIR, `.upload-${randomBytes(6).toString('hex')}`);
+      // Staged beside audio/, so a refused upload leaves nothing there, not even the folder.
+      const staging = join(dir(name), `.audio-upload-${randomBytes(6).toString('hex')}`);
       try {
         for (const entry of entries) {
           const file = resolve(staging, entry.path);
@@ -212,6 +213,7 @@ export function studyFolders(dataDir: string) {
         const refused = clips.filter((e) => bad.has(join(staging, e.path))).map((e) => ({ file: e.path, message: bad.get(join(staging, e.path))! }));
         if (refused.length > 0) return refused;
         rmSync(target, { recursive: true, force: true });
+        mkdirSync(dirname(target), { recursive: true });
         renameSync(staging, target);
         return [];
       } finally {

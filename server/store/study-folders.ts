@@ -78,7 +78,7 @@ function uploadEntries(body: UploadAudioBody): { entries: UploadEntry[]; problem
   const split = entries.map((e) => e.path.replace(/\\/g, '/').split('/').filter((p) => p !== ''));
   // A folder chosen in the browser, or zipped, arrives inside its own name: RAVDESS/Actor_01/… is Actor_01/… here.
   const top = split[0]?.[0];
-  const strip = split.length > 0 && split.every((parts) => parts.length > 1 && parts[0] === top) ? 1 : 0;
+  const strip = top !== undefined && SEGMENT.test(top) && split.every((parts) => parts.length > 1 && parts[0] === top) ? 1 : 0;
   const kept: UploadEntry[] = [];
   entries.forEach((entry, i) => {
     const parts = split[i].slice(strip);

@@ -71,6 +71,10 @@ describe('the studio takes in a corpus', () => {
     const escape = await api('/api/studio/studies/nat/audio', { body: { folder: 'ravdess', files: [{ path: '../../escape.wav', content: wav(0) }, { path: 'a/b.wav', content: wav(1) }] } });
     expect(escape.status).toBe(400);
     expect(escape.body.problems[0].message).toMatch(/the name "\.\." is not allowed/);
+    // Alone, its leading .. is not taken for the folder's own name.
+    const alone = await api('/api/studio/studies/nat/audio', { body: { folder: 'ravdess', files: [{ path: '../escape.wav', content: wav(0) }] } });
+    expect(alone.status).toBe(400);
+    expect(alone.body.problems[0].message).toMatch(/the name "\.\." is not allowed/);
     expect(existsSync(folder) ? readdirSync(folder) : []).toEqual([]);
 
     const good = await api('/api/studio/studies/nat/audio', { body: { folder: 'ravdess', files: ravdessFiles() } });

@@ -22,7 +22,11 @@ export const StudioStudy = z.object({
 });
 export type StudioStudy = z.infer<typeof StudioStudy>;
 
-export const StudioStudyList = z.object({ studies: z.array(StudioStudy) });
+export const StudioStudyList = z.object({
+  studies: z.array(StudioStudy),
+  /** The corpus roots in force: the only folders a study's sources and audioRoot may name (studies/README.md#corpus-roots). */
+  roots: z.array(z.string()),
+});
 
 /** POST /api/studio/session: exchanges an access token for the studio's HttpOnly sign-in cookie. */
 export const StaffSignInBody = z.object({ token: z.string().min(1).max(512) }).strict();
@@ -67,12 +71,39 @@ export const StudyTemplate = z.object({ id: z.string(), title: z.string(), yaml:
 export const StudyTemplateList = z.object({ templates: z.array(StudyTemplate) });
 export type StudyTemplate = z.infer<typeof StudyTemplate>;
 
-export const StudyFileKind = z.enum(['captions', 'judges']);
+/** captions: MetaSet caption files (.json); judges: judge outputs (.json, .csv); plans: VoxReason cases (.jsonl). */
+export const StudyFileKind = z.enum(['captions', 'judges', 'plans']);
 export type StudyFileKind = z.infer<typeof StudyFileKind>;
 /** A file name kept as uploaded (judge files say <system>__<judge>__<run>.json), without any path. */
 export const StudyFileName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|csv)$/, 'a file name of letters, digits, . _ - ending in .json or .csv');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.(json|csv|jsonl)$/, 'a file name of letters, digits, . _ - ending in .json, .csv or .jsonl');
+
+/** An uploaded audio folder's name under the study's audio/ folder. */
+export const AudioFolderName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a folder name of letters, digits, . _ -');
+/** The most audio one upload may bring, decoded from base64 (a corpus subset; a whole corpus belongs in EARMARK_CORPORA). */
+export const AUDIO_UPLOAD_BYTES = 200 * 1024 * 1024;
+const Base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64').max(Math.ceil(AUDIO_UPLOAD_BYTES / 3) * 4 + 4);
+
+/**
+ * An audio folder for the study: a zip, or the files of a folder with their paths inside it
+ * (`Actor_01/03-01-05-02-01-01-01.wav`). WAV and FLAC are decoded and checked; `.txt` files (VCTK's
+ * speaker-info.txt and transcripts) are kept; nothing is written when any file is refused.
+ */
+export const UploadAudioBody = z
+  .object({
+    folder: AudioFolderName,
+    zip: Base64.optional(),
+    files: z.array(z.object({ path: z.string().min(1).max(1024), content: Base64 }).strict()).max(20_000).optional(),
+    replace: z.boolean().optional(),
+  })
+  .strict()
+  .refine((b) => (b.zip === undefined) !== (b.files === undefined), 'give a zip or files, not both');
+export type UploadAudioBody = z.infer<typeof UploadAudioBody>;
+
+/** An uploaded audio folder: its clips, and the corpus layout it was recognised as (null: plain audio for a caption file's audioRoot). */
+export const AudioFolder = z.object({ name: z.string(), clips: z.number().int(), corpus: z.enum(['ravdess', 'vctk']).nullable() });
+export type AudioFolder = z.infer<typeof AudioFolder>;
 
 export const UploadStudyFileBody = z
   .object({
@@ -86,9 +117,10 @@ export const UploadStudyFileBody = z
 export type UploadStudyFileBody = z.infer<typeof UploadStudyFileBody>;
 
 /** Rewrites the definition's `sources:` from the uploaded files: one metaset source per caption file. */
-export const UseUploadedSourcesBody = z.object({ audioRoot: z.string().min(1).max(4096) }).strict();
+export const UseUploadedSourcesBody = z.object({ audioRoot: z.string().min(1).max(4096).optional() }).strict();
 
-export const StudyFiles = z.object({ captions: z.array(z.string()), judges: z.array(z.string()) });
+export const StudyFiles = z.object({ captions: z.array(z.string()), judges: z.array(z.string()), plans: z.array(z.string()), audio: z.array(AudioFolder) });
+export type StudyFiles = z.infer<typeof StudyFiles>;
 
 export const ListenerLinks = z.object({
   /** Plain link; parameters the study records are read from its query string. */

@@ -369,6 +369,7 @@ function inLanguage(text: PerLanguage, language: Language): string | undefined {
 
 const DEFAULT_LINK_PARAMETERS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID'];
 /** listeners.csv's own columns (analysis-spec §1), which a link parameter's column must not repeat. */
+const RedirectUrl = z.url({ protocol: /^https?$/, error: 'a redirectUrl is an http:// or https:// address' });
 const LISTENER_COLUMNS = ['listener_id', 'started_at', 'completed_at', 'screening', 'completion_code'];
 
 export const StudyDefinition = z
@@ -405,7 +406,21 @@ export const StudyDefinition = z
     comments: z.boolean().default(false),
     targetListeners: z.number().int().positive(),
     completion: z
-      .object({ code: Text.optional(), redirectUrl: z.url({ protocol: /^https?$/, error: 'a redirectUrl is an http:// or https:// address' }).optional() })
+      .object({
+        code: Text.optional(),
+        redirectUrl: RedirectUrl.optional(),
+        /**
+         * What a listener with saved answers gets when the study is paused or closed before they finish:
+         * `return` (default) no code, they return the study on the platform; `finisher` the finisher's
+         * code and link; or a code and link of its own (a platform's partial-completion code).
+         */
+        whenStopped: z
+          .union([
+            z.enum(['return', 'finisher']),
+            z.object({ code: Text.optional(), redirectUrl: RedirectUrl.optional() }).strict().refine((c) => c.code !== undefined || c.redirectUrl !== undefined, 'give a code, a redirectUrl, or both'),
+          ])
+          .default('return'),
+      })
       .strict()
       .refine((c) => c.code !== undefined || c.redirectUrl !== undefined, 'give a code, a redirectUrl, or both'),
     linkParameters: z

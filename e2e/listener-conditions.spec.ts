@@ -9,10 +9,12 @@ let server: E2eServer;
 test.afterEach(async () => server?.stop());
 
 /** The researcher's `npm run study -- close` as another connection to the same file does it. */
-function setStatus(s: E2eServer, status: 'open' | 'paused' | 'closed') {
+/** `whenStopped`: what study.yaml's completion.whenStopped gives a listener stopped part-way. */
+function setStatus(s: E2eServer, status: 'open' | 'paused' | 'closed', whenStopped?: 'return' | 'finisher') {
   const db = new Database(join(s.dataDir, 'earmark.db'));
   try {
     db.prepare('UPDATE studies SET status = ? WHERE id = ?').run(status, s.study);
+    if (whenStopped) db.prepare("UPDATE studies SET definition = json_set(definition, '$.completion.whenStopped', ?) WHERE id = ?").run(whenStopped, s.study);
   } finally {
     db.close();
   }
@@ -121,7 +123,8 @@ test('closing the study mid-session stops the trials at once, keeps the saved vo
   await startByKeyboard(page, `${server.url}/s/${server.study}`);
   const choices: Choice[] = [await answerByKeyboard(page, 1), await answerByKeyboard(page, 2)];
   await expect(page.locator('.save-status')).toHaveAttribute('data-pending', '0');
-  setStatus(server, 'closed');
+  // This study gives a listener stopped part-way the finisher's code (the default gives none).
+  setStatus(server, 'closed', 'finisher');
 
   await answerByKeyboard(page, 1); // refused: the study is closed
   const stopped = page.getByTestId('study-stopped');

@@ -62,7 +62,7 @@ export async function buildApp(
   await app.register(audioPlugin);
 
   await app.register(listenerRoutes);
-  await app.register(studioRoutes, { dataDir: config.dataDir });
+  await app.register(studioRoutes, { dataDir: config.dataDir, corpora: config.corpora });
   await app.register(studioStudyRoutes, { dataDir: config.dataDir, corpora: config.corpora });
   await app.register(reportRoutes);
   await app.register(mediaRoutes);

@@ -10,6 +10,8 @@ import { configFromEnv, SERVER_OPTIONS } from './config';
 import { commandLine, UsageError } from './cli/args';
 import { loadStudyDir } from '../studies/load';
 import { setStudyStatus } from '../studies/build';
+import { corpusRoots } from '../studies/roots';
+import { serverOrigin } from './listener-links';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const clientDir = join(root, 'dist', 'client');
@@ -52,9 +54,12 @@ const researcherToken = app.store.accessTokens.hasActive('researcher')
 await app.listen({ host: config.host, port: config.port });
 const address = app.server.address();
 const port = typeof address === 'object' && address ? address.port : config.port;
-const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+const base = serverOrigin(config.host, port);
 console.log(`\nEarmark is running. Data: ${config.dataDir}`);
 console.log(`Listener link:    ${base}/s/demo`);
+// Where studies may read audio and source files from: anything else is refused (studies/README.md#corpus-roots).
+console.log(`Corpus roots:     ${corpusRoots({ dataDir: config.dataDir, corpora: config.corpora }).join('\n                  ')}`);
+if (config.corpora.length === 0) console.log('                  (add your corpus folders with --corpora <dir>:<dir> or EARMARK_CORPORA)');
 console.log(
   researcherToken
     ? `Researcher token: ${researcherToken}\n                  (shown once; more with npm run admin -- token create --role researcher)`

@@ -156,7 +156,7 @@ design:
     const error = (await loadStudyDir(t.db, dir).catch((e: unknown) => e)) as StudyDefinitionError;
     expect(error).toBeInstanceOf(StudyDefinitionError);
     expect(describeError(error).split('\n')).toEqual([
-      'pilot/study.yaml:13:16 items.list[0].systemB: system nosuch is not in the manifest (task holistic_creative_synthesis)',
+      'pilot/study.yaml:13:16 items.list[0].systemB: system nosuch is not in the manifest (task holistic_creative_synthesis has systems alpha, beta, delta, gamma, oracle)',
       'pilot/study.yaml:14:18 items.list[1].utterance: utterance metaset:u999 is not in the manifest',
     ]);
     expect(t.db.prepare('SELECT count(*) AS n FROM studies').get()).toEqual({ n: 0 });
@@ -230,7 +230,7 @@ design:
     writeFileSync(join(dir, 'judges', 'extra.csv'), `utterance_id,system,judge,run,score\n${rows.join('\n')}\n`);
     // The manifest holds alpha's and beta's captions (seeded), but this study names none of them.
     const error = await loadStudyDir(t.db, dir).catch((e: unknown) => e);
-    expect(describeError(error)).toMatch(/^pilot\/study\.yaml:14:13 items\.systems\[0\]: system alpha is not in the study's sources \(task holistic_creative_synthesis\)\n/);
+    expect(describeError(error)).toMatch(/^pilot\/study\.yaml:14:13 items\.systems\[0\]: system alpha is not in the study's sources \(task holistic_creative_synthesis has no systems\)\n/);
     // Refused after reading, before importing: nothing was written.
     expect(t.db.prepare("SELECT count(*) AS n FROM judge_scores WHERE judge = 'extra'").get()).toEqual({ n: 0 });
     expect(t.db.prepare('SELECT count(*) AS n FROM studies').get()).toEqual({ n: 0 });

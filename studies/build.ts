@@ -8,7 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open';
 import { generateAttentionChecks, type AttentionCandidate, type GeneratedCheck, type Labels } from './attention';
-import { StudyDefinitionError, type DefinitionProblem, type FieldPath, type ParsedStudy } from './parse';
+import { fieldName, StudyDefinitionError, type DefinitionProblem, type FieldPath, type ParsedStudy } from './parse';
+import { completionProblems } from './completion';
+import { readStudyDefinition } from './settings';
 import { keyedRandom } from '../analysis/random';
 import { captionKey, SamplingError, type SamplerSummary } from './sampler';
 import { planItems } from './trials';
@@ -74,7 +76,12 @@ export class ManifestView {
   /** What problems say the build looked in. */
   readonly name: string;
 
-  constructor(db: Db, readonly task: string, scope: PlanScope | undefined) {
+  /**
+   * `corpusRenditions`: an audio-only rating study (trial.caption: false) rates clips, not captions, so each
+   * clip is also a caption-less rendition whose system is its corpus (`vctk`, `ravdess`): a MOS of corpus
+   * clips needs no caption file.
+   */
+  constructor(db: Db, readonly task: string, scope: PlanScope | undefined, corpusRenditions = false) {
     this.name = scope ? "the study's sources" : 'the manifest';
     let captions: { utteranceId: string; system: string; text: string }[];
     if (scope) {
@@ -92,8 +99,18 @@ export class ManifestView {
       captions = store.manifestCaptions(task);
       this.scores = store.manifestJudgeScores();
     }
+    if (corpusRenditions) {
+      for (const u of this.utterances.values()) if (u.clipId !== null) captions.push({ utteranceId: u.id, system: u.corpus, text: '' });
+    }
     for (const c of captions) this.captions.set(captionKey(c.utteranceId, c.system), c.text);
     this.systems = new Set(captions.map((c) => c.system));
+  }
+
+  /** "system x is not in the study's sources (task t has: a, b)": a problem that names what there is instead. */
+  unknownSystem(system: string): string {
+    const known = [...this.systems].sort();
+    const listed = known.length === 0 ? 'no systems' : `systems ${known.slice(0, 20).join(', ')}${known.length > 20 ? ` and ${known.length - 20} more` : ''}`;
+    return `system ${system} is not in ${this.name} (task ${this.task} has ${listed})`;
   }
 
   utterance(id: string): UtteranceRow | undefined {
@@ -180,7 +197,7 @@ export interface PlanContext {
 export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): StudyPlan {
   const def = parsed.definition;
   const problems: DefinitionProblem[] = [];
-  const manifest = new ManifestView(db, def.task, scope);
+  const manifest = new ManifestView(db, def.task, scope, def.trial.kind === 'rating' && !def.trial.caption);
   const problem = (path: FieldPath, message: string) => void problems.push(parsed.problemAt(path, message));
 
   const context: PlanContext = {
@@ -196,14 +213,14 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
     captionOf(utteranceId, system, path) {
       const text = manifest.caption(utteranceId, system);
       if (text === undefined && manifest.utterance(utteranceId)) {
-        problem(path, manifest.systems.has(system) ? `system ${system} has no ${def.task} caption for ${utteranceId}` : `system ${system} is not in ${manifest.name} (task ${def.task})`);
+        problem(path, manifest.systems.has(system) ? `system ${system} has no ${def.task} caption for ${utteranceId}` : manifest.unknownSystem(system));
       }
       return text;
     },
     sampledSystems(config) {
       const resolved = resolveSystems(config.systems, manifest.systems);
       config.systems.forEach((p, i) => {
-        if (resolved.get(p)!.length === 0) problem(['items', 'systems', i], `system ${p} is not in ${manifest.name} (task ${def.task})`);
+        if (resolved.get(p)!.length === 0) problem(['items', 'systems', i], manifest.unknownSystem(p));
       });
       config.utterances?.ids?.forEach((id, i) => context.clipOf(id, ['items', 'utterances', 'ids', i]));
       return [...new Set([...resolved.values()].flat())];
@@ -351,6 +368,10 @@ export function setStudyStatus(db: Db, studyId: string, to: StudyStatus, now = n
         throw new Error(`study ${studyId} is ${from}; it cannot become ${to}${from === 'closed' ? ' (a closed study stays closed; clone it to run again)' : ''}`);
       }
       if (to === 'open' && store.scoredItems(studyId) === 0) throw new Error(`study ${studyId} has no items to open with`);
+      if (to === 'open') {
+        const [wrong] = completionProblems(readStudyDefinition(db, studyId));
+        if (wrong) throw new Error(`study ${studyId} cannot open: ${fieldName(wrong.path)}: ${wrong.message}; edit study.yaml and build again`);
+      }
       store.setStatus(studyId, to, now.toISOString());
       return { from, to };
     })

@@ -10,6 +10,7 @@ import type { Db } from '../db/open';
 import { manifestStore } from '../audio-manifest/store';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
+import { completionProblems } from './completion';
 import { readMaterial, type StudyMaterial } from './material';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
 import { corporaList, corpusRoots, STUDIES_DIR } from './roots';
@@ -72,6 +73,9 @@ function definitionFile(path: string): { file: string; dir: string } {
   return full.endsWith('.yaml') ? { file: full, dir: dirname(full) } : { file: join(full, 'study.yaml'), dir: full };
 }
 
+/** A definition file among the repository's templates (studies/templates/*.yaml). */
+const isTemplate = (file: string) => relative(join(STUDIES_DIR, 'templates'), file) === basename(file);
+
 function readDefinition(path: string): ParsedStudy {
   const { file } = definitionFile(path);
   if (!existsSync(file)) throw new Error(`${file} does not exist`);
@@ -120,11 +124,15 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
   const studyId = studyIdOf(path);
   const parsed = readDefinition(path);
   const { file, dir } = definitionFile(path);
-  const template = relative(join(STUDIES_DIR, 'templates'), file) === basename(file);
+  const template = isTemplate(file);
   const roots = studyRoots(dir, options);
   const { sources, missing } = await resolveSources(parsed, dir, { roots, template });
   const material = sources.length > 0 ? await readMaterial(sources, { roots, studyDir: dir }) : null;
   const notes = [...(material?.notes ?? [])];
+  // A template keeps its placeholder code: the researcher's copy is what must have the real one.
+  for (const p of completionProblems(parsed.definition)) {
+    notes.push(`${formatProblem(parsed.problemAt(p.path, p.message))}${template ? ' (a template: set it in your copy)' : ' — build and open refuse it'}`);
+  }
   if (missing.length > 0) {
     const named = [...new Set(missing.map((m) => relative(dir, m)))];
     notes.push(`the template names ${named.length} path${named.length === 1 ? '' : 's'} to provide: ${named.join(', ')}; items are planned once they are there`);
@@ -146,6 +154,8 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   const parsed = readDefinition(dir);
   // A definition file (a template) is read like a folder's study.yaml: its paths start beside it.
   const studyDir = definitionFile(dir).dir;
+  const completion = completionProblems(parsed.definition);
+  if (completion.length > 0 && !isTemplate(definitionFile(dir).file)) throw new StudyDefinitionError(completion.map((p) => parsed.problemAt(p.path, p.message)));
   const roots = studyRoots(studyDir, options);
   const { sources: resolved } = await resolveSources(parsed, studyDir, { roots });
   const material = resolved.length > 0 ? await readMaterial(resolved, { roots, studyDir }) : null;

@@ -15,6 +15,7 @@ import type { Labels } from '../audio-manifest';
 import { judgeScoreRows, metasetIdentity } from '../audio-manifest/judge';
 import { describeIssue, locateAudio, metasetUtteranceId, MetasetRecord, oracleCaptions, pickLabels, succeeded, systemCaptions } from '../audio-manifest/metaset';
 import { ravdessCandidates } from '../audio-manifest/ravdess';
+import { unplayableFiles } from '../audio-manifest/check';
 import { ImportReport } from '../audio-manifest/report';
 import { vctkCandidates } from '../audio-manifest/vctk';
 import { PLAN_TASK, parseVoxreasonCases, warnSkippedPlans } from '../audio-manifest/voxreason';
@@ -139,6 +140,8 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
   const material: StudyMaterial = { utterances: new Map(), captions: [], judgeScores: [], notes: [] };
   const problems = new Problems(options.studyDir);
   const wavPaths = new Map<string, string>();
+  // The real path of each corpus folder's clip → its utterance id: caption records of the same file join it.
+  const corpusFiles = new Map<string, string>();
   // As in the manifest, a later file's score for the same caption, judge and run replaces an earlier one.
   const scores = new Map<string, MaterialScore>();
   // Plans without a clip among the study's sources, over all its plan files: one note, however they are split.
@@ -154,7 +157,10 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
         for (const c of candidates) {
           const u = c.utterance!;
           material.utterances.set(u.id, { id: u.id, corpus: u.corpus, labels: u.labels ?? c.labels, audio: c.file });
+          corpusFiles.set(realpathSync(c.file), u.id);
         }
+        // Each clip decoded now: a file the build could not import is refused here, at validate, by name.
+        for (const [file, reason] of await unplayableFiles(candidates.map((c) => c.file))) problems.add(file, undefined, source.kind, null, '', `${reason}; fix or remove the file`);
         // A corpus folder may hold files that are not its clips: skip them, say how many and why.
         const reasons = new Map<string, number>();
         for (const f of report.failures) reasons.set(f.reason, (reasons.get(f.reason) ?? 0) + 1);
@@ -178,9 +184,16 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
           const { source: corpus, relative_audio_path: rel } = record.metadata;
           const found = locateAudio(root, realRoot, [rel, `${corpus}/${rel}`]);
           if (found.refused) return report.fail(`${source.file} [record ${index}]`, `metadata.relative_audio_path ${found.refused.replace('--audio-root', 'audioRoot')}`);
-          const id = metasetUtteranceId(corpus, rel);
+          // A record of a file the study's corpus folder holds too is that corpus's utterance (vctk:p225_001), not a second one.
+          const same = found.file ? corpusFiles.get(realpathSync(found.file)) : undefined;
+          const id = same ?? metasetUtteranceId(corpus, rel);
           const known = material.utterances.get(id);
-          material.utterances.set(id, { id, corpus: 'metaset', labels: pickLabels(record.metadata), audio: found.file ?? known?.audio ?? null });
+          material.utterances.set(
+            id,
+            same
+              ? { ...known!, labels: { ...known!.labels, ...pickLabels(record.metadata) } }
+              : { id, corpus: 'metaset', labels: pickLabels(record.metadata), audio: found.file ?? known?.audio ?? null },
+          );
           wavPaths.set(record.wav_path, id);
           const captions = [...oracleCaptions(record), ...(succeeded(record) ? systemCaptions(record, source.system) : [])];
           for (const c of captions) material.captions.push({ utteranceId: id, ...c });

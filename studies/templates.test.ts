@@ -19,6 +19,7 @@ import { buildApp } from '../server/app';
 import { writeStudyBundle } from '../server/bundle';
 import { databaseFile, openDatabase, type Db } from '../db/open';
 import { exportRepository } from '../server/store/export';
+import { studyTemplates } from '../server/store/study-folders';
 import { call, voteFor } from '../server/testing/client';
 import { salientAttributes, type Labels } from './attention';
 import { setStudyStatus } from './build';
@@ -53,6 +54,10 @@ function clip(file: string, n: number, sampleRate = 16000): void {
 /** Copies a template into `<data>/studies/<name>/study.yaml`, changing only the given fields (comments kept). */
 function copyTemplate(data: string, template: string, name: string, edits: [path: (string | number)[], value: unknown][]): string {
   const doc = parseDocument(readFileSync(join(TEMPLATES, `${template}.yaml`), 'utf8'));
+  // The researcher's copy gets the platform's real code in place of the template's REPLACE-ME (build refuses a placeholder).
+  expect(doc.getIn(['completion', 'code'])).toBe('REPLACE-ME');
+  doc.setIn(['completion', 'code'], 'C7Q2X9LM');
+  if (doc.hasIn(['completion', 'redirectUrl'])) doc.setIn(['completion', 'redirectUrl'], 'https://app.prolific.com/submissions/complete?cc=C7Q2X9LM');
   for (const [path, value] of edits) {
     expect(doc.hasIn(path.slice(0, -1)) || path.length === 1, `template ${template} has ${path.slice(0, -1).join('.')}`).toBe(true);
     doc.setIn(path, value);
@@ -506,7 +511,13 @@ describe('demo-caption-rating template', () => {
     expect(def.trial).toEqual({ kind: 'rating', scale: { points: 5 }, caption: true });
     const db = openDatabase(databaseFile({ dataDir: data }), { synchronous: 'OFF' });
     try {
-      const { studyId, summary } = await loadStudyDir(db, join(TEMPLATES, 'demo-caption-rating.yaml'));
+      // A template builds where it is, but its placeholder code keeps it from opening; the studio's copy with a real code opens.
+      const inPlace = await loadStudyDir(db, join(TEMPLATES, 'demo-caption-rating.yaml'));
+      expect(() => setStudyStatus(db, inPlace.studyId, 'open')).toThrow(/cannot open: completion\.code: "REPLACE-ME" is a placeholder/);
+      const copy = parseDocument(studyTemplates().find((t) => t.id === 'demo-caption-rating')!.yaml);
+      copy.setIn(['completion', 'code'], 'C7Q2X9LM');
+      write(join(data, 'studies', 'demo-rating', 'study.yaml'), copy.toString());
+      const { studyId, summary } = await loadStudyDir(db, join(data, 'studies', 'demo-rating'), { dataDir: data });
       expect(summary.items).toEqual({ rating: 42, attention: 4, practice: 2 });
       for (const n of Object.values(summary.sampler!.perSystem)) expect(n).toBeGreaterThanOrEqual(8);
       const rows = db.prepare('SELECT kind, trial_kind, system_b, caption_a, caption_b, expected FROM items WHERE study_id = ?').all(studyId) as Record<string, string | null>[];

@@ -6,13 +6,14 @@ export function Problems({ problems, message }: { problems: DefinitionProblem[] 
   return (
     <div className="problems" role="alert">
       <p className="notice">
-        {problems.length} problem{problems.length === 1 ? '' : 's'} in the definition:
+        {problems.length} problem{problems.length === 1 ? '' : 's'}:
       </p>
       <ul data-testid="problems">
         {problems.map((p, i) => (
           <li key={i}>
             <code>
-              line {p.line}:{p.column}
+              {/* A source or audio file's problem names that file; study.yaml's only its line. */}
+              {p.file.endsWith('study.yaml') ? '' : `${p.file} `}line {p.line}:{p.column}
             </code>{' '}
             <strong>{p.field || '(top level)'}</strong> — {p.message}
           </li>

@@ -9,13 +9,15 @@ import './studio.css';
 
 function StudyList() {
   const [studies, setStudies] = useState<StudioStudy[] | null>(null);
+  const [roots, setRoots] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    studio.list().then((r) => setStudies(r.studies), (e) => setError(errorText(e)));
+    studio.list().then((r) => (setStudies(r.studies), setRoots(r.roots)), (e) => setError(errorText(e)));
   }, []);
   if (error) return <p className="notice">{error}</p>;
   if (!studies) return <p className="muted">Loading…</p>;
   return (
+    <>
     <table className="data studies" data-testid="study-list">
       <thead>
         <tr><th>study</th><th>status</th><th className="n">items</th><th className="n">listeners</th><th className="n">completed</th><th className="n">votes</th></tr>
@@ -39,6 +41,18 @@ function StudyList() {
         ))}
       </tbody>
     </table>
+    <div className="muted small" data-testid="corpus-roots">
+      Studies read sources and audio only inside these folders (add yours with <code>EARMARK_CORPORA</code> or <code>--corpora</code> when starting the server,
+      or upload audio to a study):
+      <ul>
+        {roots.map((r) => (
+          <li key={r}>
+            <code>{r}</code>
+          </li>
+        ))}
+      </ul>
+    </div>
+    </>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { BuildReport, StudyDetail } from '../../contract/studio';
+import type { BuildReport, StudyDetail, StudyFileKind } from '../../contract/studio';
 import { Dashboard } from '../reports/Dashboard';
 import { HttpError } from '../lib/api';
 import { definitionProblems, errorText, studio } from './api';
@@ -7,6 +7,7 @@ import { keepDraft, loadDraft, type Draft } from './drafts';
 import { Participants } from './Participants';
 import { Preview } from './Preview';
 import { Problems } from './Problems';
+import { SettingsForm } from './SettingsForm';
 
 function CopyField({ label, value, testId }: { label: string; value: string; testId: string }) {
   const [copied, setCopied] = useState(false);
@@ -59,6 +60,13 @@ function BuildSummary({ report }: { report: BuildReport }) {
           </table>
         </div>
       )}
+      {report.notes.length > 0 && (
+        <ul className="notes" data-testid="build-notes">
+          {report.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
       {report.sources.length > 0 && (
         <details>
           <summary>{report.sources.length} source imports</summary>
@@ -69,13 +77,27 @@ function BuildSummary({ report }: { report: BuildReport }) {
   );
 }
 
+/** A folder name the server takes: letters, digits, . _ - */
+const folderName = (name: string) => name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
+
+const hasUploads = (d: StudyDetail) => d.files.captions.length + d.files.judges.length + d.files.plans.length + d.files.audio.length > 0;
+
+/** A file's bytes as base64, in chunks (a spread of a whole clip would overflow the call stack). */
+async function base64(file: Blob): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
 function Files({ detail, onChange }: { detail: StudyDetail; onChange(d: StudyDetail, keepEdits?: boolean): void }) {
   const [audioRoot, setAudioRoot] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [refused, setRefused] = useState<string[]>([]);
   // Each file on its own: one that cannot be read or is refused does not stop the others.
-  const upload = async (kind: 'captions' | 'judges', files: FileList | null) => {
+  const [folder, setFolder] = useState('');
+  const upload = async (kind: StudyFileKind, files: FileList | null) => {
     if (!files?.length) return;
     setBusy(true);
     setError(null);
@@ -109,6 +131,32 @@ function Files({ detail, onChange }: { detail: StudyDetail; onChange(d: StudyDet
       setBusy(false);
     }
   };
+  /** A folder (its files with their paths) or a zip, decoded and checked by the server; refused files are listed. */
+  const uploadAudio = async (files: FileList | null, zip: boolean) => {
+    if (!files?.length) return;
+    const chosen = Array.from(files);
+    const name = folder || folderName(zip ? chosen[0].name.replace(/\.zip$/i, '') : chosen[0].webkitRelativePath.split('/')[0] || 'audio');
+    setBusy(true);
+    setError(null);
+    setRefused([]);
+    try {
+      const body = zip
+        ? { folder: name, zip: await base64(chosen[0]) }
+        : { folder: name, files: await Promise.all(chosen.map(async (f) => ({ path: f.webkitRelativePath || f.name, content: await base64(f) }))) };
+      try {
+        await studio.uploadAudio(detail.id, body);
+      } catch (err) {
+        if (!(err instanceof HttpError && err.body?.error === 'folder_exists')) throw err;
+        if (!window.confirm(`audio/${name} is already uploaded. Replace it?`)) return;
+        await studio.uploadAudio(detail.id, { ...body, replace: true });
+      }
+      onChange(await studio.get(detail.id), true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
   const useUploads = async () => {
     setBusy(true);
     setError(null);
@@ -133,13 +181,38 @@ function Files({ detail, onChange }: { detail: StudyDetail; onChange(d: StudyDet
           <input type="file" multiple accept=".json,.csv" aria-label="judge files" disabled={busy} onChange={(e) => void upload('judges', e.target.files)} />
           <span className="muted small" data-testid="judge-files">{detail.files.judges.join(', ') || 'none yet'}</span>
         </label>
+        <label>
+          VoxReason plans (JSON Lines, <code>.jsonl</code>)
+          <input type="file" multiple accept=".jsonl" aria-label="plan files" disabled={busy} onChange={(e) => void upload('plans', e.target.files)} />
+          <span className="muted small" data-testid="plan-files">{detail.files.plans.join(', ') || 'none yet'}</span>
+        </label>
       </div>
+      <fieldset>
+        <legend>Audio (WAV or FLAC; a RAVDESS or VCTK folder is recognised by its layout)</legend>
+        <div className="row">
+          <label>
+            Folder name
+            <input value={folder} onChange={(e) => setFolder(folderName(e.target.value))} placeholder="from the folder chosen" aria-label="audio folder name" />
+          </label>
+          <label>
+            A folder
+            <input type="file" multiple {...{ webkitdirectory: '' }} aria-label="audio folder" disabled={busy} onChange={(e) => void uploadAudio(e.target.files, false)} />
+          </label>
+          <label>
+            Or a zip of it
+            <input type="file" accept=".zip" aria-label="audio zip" disabled={busy} onChange={(e) => void uploadAudio(e.target.files, true)} />
+          </label>
+        </div>
+        <span className="muted small" data-testid="audio-folders">
+          {detail.files.audio.map((a) => `audio/${a.name}: ${a.clips} clips${a.corpus ? ` (${a.corpus.toUpperCase()})` : ''}`).join(', ') || 'none yet'}
+        </span>
+      </fieldset>
       <div className="row">
         <label className="grow">
-          Audio root on the server (the folder the captions' relative_audio_path resolves against)
+          Audio root on the server for caption files (empty: the uploaded audio folder)
           <input value={audioRoot} onChange={(e) => setAudioRoot(e.target.value)} placeholder="/data/corpora/metaset" aria-label="audio root" />
         </label>
-        <button type="button" className="secondary" disabled={busy || !audioRoot || detail.files.captions.length === 0} onClick={() => void useUploads()}>
+        <button type="button" className="secondary" disabled={busy || (!hasUploads(detail) && !audioRoot)} onClick={() => void useUploads()}>
           Use uploaded files as sources
         </button>
       </div>
@@ -300,7 +373,10 @@ export function StudyPage({ id }: { id: string }) {
         )}
         {error !== null && <Problems problems={definitionProblems(error)} message={errorText(error)} />}
         {report && <BuildSummary report={report} />}
-        <textarea className="yaml" aria-label="study.yaml" value={yaml} readOnly={!detail.editable} onChange={(e) => setYaml(e.target.value)} rows={22} spellCheck={false} />
+        <div className="editor">
+          <SettingsForm yaml={yaml} readOnly={!detail.editable} onChange={setYaml} />
+          <textarea className="yaml" aria-label="study.yaml" value={yaml} readOnly={!detail.editable} onChange={(e) => setYaml(e.target.value)} rows={30} spellCheck={false} />
+        </div>
         <div className="row">
           <label>
             Clone as
@@ -314,7 +390,7 @@ export function StudyPage({ id }: { id: string }) {
 
       {detail.editable && (
         <section className="card">
-          <h2>Caption and judge files</h2>
+          <h2>Corpus and source files</h2>
           <Files detail={detail} onChange={show} />
         </section>
       )}

@@ -3,7 +3,7 @@
  * (as in the listener's api.ts), so zod stays out of the bundle.
  */
 import type { ApiError } from '../../contract/common';
-import type { BuildReport, DefinitionErrorBody, StaffSession, StudioStudy, StudyDetail, StudyTemplate, TrialPreviewList } from '../../contract/studio';
+import type { BuildReport, DefinitionErrorBody, StaffSession, StudioStudy, StudyDetail, StudyFileKind, StudyFiles, StudyTemplate, TrialPreviewList, UploadAudioBody } from '../../contract/studio';
 import type { Dashboard, ExportBundle, ParticipantTable, ReportLink } from '../../contract/reports';
 import { call, HttpError } from '../lib/api';
 
@@ -42,15 +42,17 @@ async function authedFile(url: string): Promise<Blob> {
 const study = (id: string) => `/api/studio/studies/${encodeURIComponent(id)}`;
 
 export const studio = {
-  list: () => authed<{ studies: StudioStudy[] }>('GET', '/api/studio/studies'),
+  list: () => authed<{ studies: StudioStudy[]; roots: string[] }>('GET', '/api/studio/studies'),
   templates: () => authed<{ templates: StudyTemplate[] }>('GET', '/api/studio/templates'),
   create: (body: { name: string; yaml?: string; template?: string }) => authed<StudyDetail>('POST', '/api/studio/studies', body),
   get: (id: string) => authed<StudyDetail>('GET', study(id)),
   save: (id: string, yaml: string) => authed<StudyDetail>('PUT', `${study(id)}/definition`, { yaml }),
-  upload: (id: string, kind: 'captions' | 'judges', name: string, content: string, replace = false) =>
-    authed<{ captions: string[]; judges: string[] }>('POST', `${study(id)}/files`, { kind, name, content, replace }),
+  upload: (id: string, kind: StudyFileKind, name: string, content: string, replace = false) =>
+    authed<StudyFiles>('POST', `${study(id)}/files`, { kind, name, content, replace }),
+  uploadAudio: (id: string, body: UploadAudioBody) => authed<StudyFiles>('POST', `${study(id)}/audio`, body),
   undo: (id: string) => authed<StudyDetail>('POST', `${study(id)}/undo`),
-  useUploads: (id: string, audioRoot: string) => authed<StudyDetail>('POST', `${study(id)}/sources`, { audioRoot }),
+  /** `audioRoot` empty: the caption files' audio is the uploaded audio folder. */
+  useUploads: (id: string, audioRoot: string) => authed<StudyDetail>('POST', `${study(id)}/sources`, audioRoot ? { audioRoot } : {}),
   validate: (id: string) => authed<BuildReport>('POST', `${study(id)}/validate`),
   build: (id: string) => authed<BuildReport>('POST', `${study(id)}/build`),
   act: (id: string, action: 'open' | 'pause' | 'close') => authed<StudyDetail>('POST', `${study(id)}/${action}`),

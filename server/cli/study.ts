@@ -18,8 +18,10 @@ import { formatSamplerSummary } from '../../studies/sampler';
 import { configFromEnv, SERVER_OPTIONS, type Config } from '../config';
 import { commandLine, UsageError } from './args';
 import { studyRepository } from '../store/studies';
+import { listenerLinks, serverOrigin } from '../listener-links';
+import { readStudyDefinition } from '../../studies/settings';
 
-const USAGE = 'usage: npm run study -- list | validate|build|open|pause|close|export <name> [--data <data dir>] [--corpora <dir>:<dir>]';
+const USAGE = 'usage: npm run study -- list | validate|build|open|pause|close|export <name> [--data <data dir>] [--corpora <dir>:<dir>] [--host <address> --port <n>: the links open prints]';
 const STUDIES_DIR = fileURLToPath(new URL('../../studies/', import.meta.url));
 
 function folderOf(name: string, dataDir: string): string {
@@ -62,7 +64,7 @@ function exportBundle(studyId: string, dir: string | undefined, config: Config):
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = commandLine(argv, { data: SERVER_OPTIONS.data, corpora: SERVER_OPTIONS.corpora });
+    parsed = commandLine(argv, { data: SERVER_OPTIONS.data, corpora: SERVER_OPTIONS.corpora, host: SERVER_OPTIONS.host, port: SERVER_OPTIONS.port });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n${USAGE}`);
@@ -105,8 +107,16 @@ export async function main(argv: string[]): Promise<number> {
       case 'pause':
       case 'close': {
         const to = ({ open: 'open', pause: 'paused', close: 'closed' } as const)[command];
-        const { from } = setStudyStatus(db, studyIdOf(studyDir(name)), to);
-        console.log(`${studyIdOf(studyDir(name))}: ${from} → ${to}`);
+        const studyId = studyIdOf(studyDir(name));
+        const { from } = setStudyStatus(db, studyId, to);
+        console.log(`${studyId}: ${from} → ${to}`);
+        if (to === 'open') {
+          // The address `npm start` serves with these --host/--port (or EARMARK_HOST/PORT); behind a proxy, its public name.
+          const links = listenerLinks(serverOrigin(config.host, config.port), studyId, readStudyDefinition(db, studyId).linkParameters);
+          console.log(`Listener link:  ${links.plain}`);
+          if (links.prolific !== links.plain) console.log(`Prolific link:  ${links.prolific}`);
+          console.log(`MTurk link:     ${links.mturk}`);
+        }
         return 0;
       }
       default:

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'yaml';
-import { BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadStudyFileBody, UseUploadedSourcesBody, type ListenerLinks } from '../../contract/studio';
+import { BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadAudioBody, UploadStudyFileBody, UseUploadedSourcesBody, AUDIO_UPLOAD_BYTES } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
 import { countItemKinds, type ItemKind } from '../../contract/constants';
 import { conflict, HttpError, notFound } from '../errors';
+import { listenerLinks } from '../listener-links';
 import { liveRepository } from '../store/live';
 import { sourcesFromUploads, studyFolders, studyTemplates, unreadableUpload } from '../store/study-folders';
 import { setStudyStatus, StudyLockedError } from '../../studies/build';
@@ -19,19 +20,6 @@ const TO_STATUS = { open: 'open', pause: 'paused', close: 'closed' } as const;
 // Caption files of a large benchmark run are tens of MB; YAML and everything else stays small.
 const UPLOAD_LIMIT = 40 * 1024 * 1024;
 const YAML_LIMIT = 2 * 1024 * 1024;
-
-const PROLIFIC_PLACEHOLDERS: Record<string, string> = {
-  PROLIFIC_PID: '{{%PROLIFIC_PID%}}',
-  STUDY_ID: '{{%STUDY_ID%}}',
-  SESSION_ID: '{{%SESSION_ID%}}',
-};
-
-/** The listener link, and the same link as Prolific and MTurk want it. */
-export function listenerLinks(origin: string, studyId: string, recorded: readonly string[]): ListenerLinks {
-  const plain = `${origin}/s/${studyId}`;
-  const prolific = recorded.filter((p) => p in PROLIFIC_PLACEHOLDERS).map((p) => `${p}=${PROLIFIC_PLACEHOLDERS[p]}`);
-  return { plain, prolific: prolific.length ? `${plain}?${prolific.join('&')}` : plain, mturk: plain, recorded: [...recorded] };
-}
 
 function originOf(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
@@ -114,7 +102,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
       editable,
       built: summary !== undefined,
       yaml,
-      files: editable ? folders.files(studyId) : { captions: [], judges: [] },
+      files: editable ? folders.files(studyId) : { captions: [], judges: [], plans: [], audio: [] },
       itemsByKind: live.itemsByKind(studyId),
       links: listenerLinks(originOf(request), studyId, recorded),
       undo: editable ? folders.lastChange(studyId) : null,
@@ -196,9 +184,28 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
     async (request, reply) => {
       const { study } = request.params;
       const { kind, name, content, replace } = request.body;
-      const unreadable = unreadableUpload(`${kind}/${name}`, content);
+      const unreadable = unreadableUpload(`${kind}/${name}`, content, kind);
       if (unreadable) throw new HttpError(400, 'invalid_file', unreadable, 'content');
       folders.writeFile(study, kind, name, content, replace);
+      return reply.code(201).send(folders.files(study));
+    },
+  );
+
+  app.post(
+    '/api/studio/studies/:study/audio',
+    // base64 is 4/3 of the bytes; the paths and JSON around them are small beside it.
+    { onRequest: researcher, bodyLimit: Math.ceil((AUDIO_UPLOAD_BYTES * 4) / 3) + 4 * 1024 * 1024, schema: { params: StudyParams, body: UploadAudioBody, response: { 201: StudyFiles, 400: DefinitionErrorBody } } },
+    async (request, reply) => {
+      const { study } = request.params;
+      const problems = await serially(study, () => folders.writeAudio(study, request.body));
+      if (problems.length > 0) {
+        return reply.code(400).send({
+          error: 'invalid_audio',
+          message: `${problems.length} file${problems.length === 1 ? '' : 's'} of audio/${request.body.folder} refused; nothing was kept. First: ${problems[0].file}: ${problems[0].message}`,
+          field: 'files',
+          problems: problems.map((p) => ({ file: p.file, line: 1, column: 1, field: '', message: p.message })),
+        });
+      }
       return reply.code(201).send(folders.files(study));
     },
   );

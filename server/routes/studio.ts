@@ -11,6 +11,7 @@ import { zipBundle } from '../../analysis/bundle-zip';
 import { HttpError, conflict, notFound } from '../errors';
 import { STAFF_COOKIE } from '../plugins/auth';
 import { setStudyStatus } from '../../studies/build';
+import { corpusRoots } from '../../studies/roots';
 
 const StudyParams = z.object({ study: StudyId });
 /** A studio sign-in lasts a working day. */
@@ -21,7 +22,9 @@ const attachment = (reply: FastifyReply, type: string, fileName: string) =>
   reply.type(type).header('content-disposition', `attachment; filename="${fileName}"`).header('cache-control', 'no-store');
 
 /** Researcher (and, where said, analyst) routes; every one checks the access token first. */
-export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (app, { dataDir }) => {
+export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: readonly string[] }> = async (app, { dataDir, corpora = [] }) => {
+  // What the studio lists as where sources may be read from, as the builds confine them.
+  const roots = corpusRoots({ dataDir, corpora });
   const unknownStudy = () => notFound('unknown_study', 'no such study');
   const folders = studyFolders(dataDir);
   const built = () => app.store.studies.list().map((s) => ({ ...s, built: true }));
@@ -62,7 +65,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
         .list()
         .filter((name) => !known.has(name))
         .map((id) => ({ id, title: folders.title(id), status: 'draft' as const, items: 0, listeners: 0, completed: 0, votes: 0, built: false }));
-      return { studies: [...studies, ...drafts] };
+      return { studies: [...studies, ...drafts], roots };
     },
   );
 

@@ -78,6 +78,17 @@ function expandIpv6(address: string): string[] {
 
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
+/**
+ * What a listener stopped part-way (the study paused or closed) is given: the finisher's code only
+ * when the study says so (`completion.whenStopped: finisher`), a code of its own, or none.
+ */
+function stoppedWay(study: StudyRow, finisher: { code: string | null; redirectUrl: string | null }): { code: string | null; redirectUrl: string | null } {
+  const rule = study.definition.completion.whenStopped;
+  if (rule === 'finisher') return finisher;
+  if (rule === 'return') return { code: null, redirectUrl: null };
+  return { code: rule.code, redirectUrl: rule.redirectUrl };
+}
+
 export function sessionRepository(db: Db) {
   const insertListener = db.prepare(
     `INSERT INTO listeners (id, study_id, token_hash, external, user_agent, created_at, participant, client_key)
@@ -202,7 +213,7 @@ export function sessionRepository(db: Db) {
         upcoming,
         completion: finished ? way : null,
         status,
-        stopped: finished || status === 'open' ? null : voted > 0 ? way : { code: null, redirectUrl: null },
+        stopped: finished || status === 'open' ? null : voted > 0 ? stoppedWay(study, way) : { code: null, redirectUrl: null },
       };
     },
     /**

@@ -30,8 +30,13 @@ const ServedDefinition = z.object({
       code: z.string().nullable().default(null),
       // Only http(s) is ever handed to a listener's browser, even from a definition stored before the schema said so.
       redirectUrl: z.string().regex(/^https?:\/\//i).nullable().default(null).catch(null),
+      // Stored before the setting existed: a listener stopped part-way returns the study (no finisher's code).
+      whenStopped: z
+        .union([z.enum(['return', 'finisher']), z.object({ code: z.string().nullable().default(null), redirectUrl: z.string().regex(/^https?:\/\//i).nullable().default(null).catch(null) })])
+        .default('return')
+        .catch('return'),
     })
-    .default({ code: null, redirectUrl: null }),
+    .default({ code: null, redirectUrl: null, whenStopped: 'return' }),
 });
 export type ServedDefinition = z.infer<typeof ServedDefinition>;
 

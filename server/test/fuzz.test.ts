@@ -245,6 +245,7 @@ const TOKEN_ROUTES: { route: string; path: string; role: Role }[] = [
   { route: 'PUT /api/studio/studies/:study/definition', path: `/api/studio/studies/${DRAFT}/definition`, role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/files', path: `/api/studio/studies/${DRAFT}/files`, role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/sources', path: `/api/studio/studies/${DRAFT}/sources`, role: 'researcher' },
+  { route: 'POST /api/studio/studies/:study/audio', path: `/api/studio/studies/${DRAFT}/audio`, role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/validate', path: `/api/studio/studies/${DRAFT}/validate`, role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/build', path: `/api/studio/studies/${DRAFT}/build`, role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/clone', path: `/api/studio/studies/${DRAFT}/clone`, role: 'researcher' },
@@ -284,6 +285,8 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
   let fresh = 0;
   const create = () => ({ name: `zz-new-${++fresh}`, template: 'metaset-caption-preference' });
   const upload = () => ({ kind: 'captions', name: `${ESCAPE}.csv`, content: 'utterance_id,system\n' });
+  // Not audio ('RIFF' alone): refused file by file, so nothing of it is ever kept.
+  const audioUpload = () => ({ folder: ESCAPE, files: [{ path: `${ESCAPE}/${ESCAPE}.wav`, content: 'UklGRg==' }] });
   const templateBody = () => json({ yaml: templateYaml });
   const bodyEnvelope = (path: string, whole: () => string) =>
     fc.oneof(
@@ -422,6 +425,19 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       studyParams('/api/studio/studies/', '/files', 'researcher', () => json(upload())),
       fc.constant(null).map(() => ({ path: studio('fuzz', '/files'), body: json(upload()), headers: researcher() })),
       bodyEnvelope(studio(DRAFT, '/files'), () => json(upload())),
+    ) },
+    { route: 'POST /api/studio/studies/:study/audio', shots: fc.oneof(
+      mutated(audioUpload, {
+        folder: fc.oneof(notAString, badFileName, fc.constantFrom('..', '../x', '', '.hidden')),
+        files: fc.oneof(notAString, fc.constant([]), fc.constant([{ path: 'x.wav' }])),
+      }).map((body) => ({ path: studio(DRAFT, '/audio'), body: json(body), headers: researcher() })),
+      // Paths that would leave the study's audio folder, and a zip that is none.
+      fc.constantFrom(`../../${ESCAPE}.wav`, `/${ESCAPE}.wav`, `a/../../${ESCAPE}.wav`, `..\\..\\${ESCAPE}.wav`, `a/./${ESCAPE}.wav`).map((path) => ({
+        path: studio(DRAFT, '/audio'), body: json({ folder: ESCAPE, files: [{ path, content: 'UklGRg==' }] }), headers: researcher(),
+      })),
+      fc.constantFrom('%%%', Buffer.from('PK\u0003\u0004junk').toString('base64')).map((zip) => ({ path: studio(DRAFT, '/audio'), body: json({ folder: ESCAPE, zip }), headers: researcher() })),
+      studyParams('/api/studio/studies/', '/audio', 'researcher', () => json(audioUpload())),
+      bodyEnvelope(studio(DRAFT, '/audio'), () => json(audioUpload())),
     ) },
     { route: 'POST /api/studio/studies/:study/sources', shots: fc.oneof(
       mutated(() => ({ audioRoot: 'audio' }), {

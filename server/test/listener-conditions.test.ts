@@ -95,9 +95,17 @@ describe('a paused or closed study (one rule)', () => {
 
       const state = (await call(`${server.url}/api/session`, { token })).body;
       expect(state).toMatchObject({ status, trial: null, upcoming: [], completion: null, progress: { done: 1 } });
-      // A listener with saved answers gets the researcher's completion path; one without gets none.
-      expect(state.stopped).toEqual({ code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' });
+      // Stopped part-way, a listener does not get the finisher's code: unless the study says so, they return the study.
+      expect(state.stopped).toEqual({ code: null, redirectUrl: null });
+      const setWhenStopped = (rule: unknown) =>
+        server.app.db.prepare("UPDATE studies SET definition = json_set(definition, '$.completion.whenStopped', json(?)) WHERE id = ?").run(JSON.stringify(rule), study);
+      setWhenStopped('finisher');
+      // With `whenStopped: finisher`, a listener with saved answers gets the researcher's completion path; one without gets none.
+      expect((await call(`${server.url}/api/session`, { token })).body.stopped).toEqual({ code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' });
       expect((await call(`${server.url}/api/session`, { token: idle })).body.stopped).toEqual({ code: null, redirectUrl: null });
+      // Or a code of its own (a platform's partial-completion code).
+      setWhenStopped({ code: 'PARTIAL-7' });
+      expect((await call(`${server.url}/api/session`, { token })).body.stopped).toEqual({ code: 'PARTIAL-7', redirectUrl: null });
       expect(count("SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?", study)).toBe(1);
 
       if (status === 'paused') {

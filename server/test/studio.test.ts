@@ -113,7 +113,7 @@ describe('defining a study', () => {
   it('starts from a template, takes uploaded caption and judge files, and writes sources from them', async () => {
     const templates = await api('/api/studio/templates');
     expect(templates.body.templates.map((t: { id: string }) => t.id)).toEqual([
-      'demo-caption-rating', 'metaset-caption-preference', 'ravdess-plan-preference', 'vctk-speaker-style',
+      'demo-caption-rating', 'metaset-caption-preference', 'ravdess-audio-mos', 'ravdess-plan-preference', 'vctk-speaker-style',
     ]);
     const created = await api('/api/studio/studies', { body: { name: 'from-template', template: 'metaset-caption-preference' } });
     expect(created.status, created.text).toBe(201);
@@ -151,6 +151,12 @@ describe('defining a study', () => {
     expect(valid.status, valid.text).toBe(200);
     expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });
     expect(server.app.store.studies.get('mos')).toBeUndefined();
+    // The template's REPLACE-ME is a warning at validate and refused at build, at its line.
+    expect(valid.body.notes).toContainEqual(expect.stringMatching(/^mos\/study\.yaml:\d+:\d+ completion\.code: "REPLACE-ME" is a placeholder/));
+    const refused = await api('/api/studio/studies/mos/build', { method: 'POST' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.problems).toEqual([expect.objectContaining({ field: 'completion.code', line: created.body.yaml.split('\n').findIndex((l: string) => l.includes('REPLACE-ME')) + 1 })]);
+    expect((await api('/api/studio/studies/mos/definition', { method: 'PUT', body: { yaml: created.body.yaml.replace('REPLACE-ME', 'C7Q2X9LM') } })).status).toBe(200);
     const built = await api('/api/studio/studies/mos/build', { method: 'POST' });
     expect(built.status, built.text).toBe(200);
     expect(built.body).toMatchObject({ action: 'created', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });

@@ -198,7 +198,7 @@ design: { kind: crossed }
     const yaml = listed.replace('{ utterance: metaset:u2, system: gamma }', '{ utterance: metaset:u2, system: omega }');
     const dir = setup(yaml);
     const error = await loadStudyDir(t.db, dir).catch((e: unknown) => e);
-    expect(problems(error)).toEqual([`mos/study.yaml:${lineOf(yaml, 'omega')}:40 items.list[2].system: system omega is not in the manifest (task holistic_creative_synthesis)`]);
+    expect(problems(error)).toEqual([`mos/study.yaml:${lineOf(yaml, 'omega')}:40 items.list[2].system: system omega is not in the manifest (task holistic_creative_synthesis has systems alpha, beta, delta, gamma, metaset, oracle)`]);
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { LANGUAGES, SCREENINGS } from './constants';
+import { Questions } from './questionnaire';
 import { TrialSettings, type RatingSettings } from './trials';
 import { RATING_POINTS } from './trials/rating';
 
@@ -390,6 +391,10 @@ export const StudyDefinition = z
     breakEvery: z.number().int().positive().optional(),
     /** Offer listeners an optional comments box when they finish (exported as listeners.csv's `comments`). */
     comments: z.boolean().default(false),
+    /** Questions before or after the trials (contract/questionnaire.ts), each a listeners.csv column named by its id. */
+    questions: Questions,
+    /** An optional comment box on every trial, exported with the vote (votes.csv / ratings.csv `comment`). */
+    trialComments: z.boolean().default(false),
     targetListeners: z.number().int().positive(),
     completion: z
       .object({ code: Text.optional(), redirectUrl: z.url({ protocol: /^https?$/, error: 'a redirectUrl is an http:// or https:// address' }).optional() })
@@ -408,6 +413,12 @@ export const StudyDefinition = z
   })
   .strict()
   .superRefine((d, ctx) => {
+    // A question's column must not repeat one of listeners.csv's own or a link parameter's.
+    const taken = new Set([...LISTENER_COLUMNS, ...d.linkParameters, 'comments']);
+    d.questions.forEach((q, i) => {
+      if (taken.has(q.id))
+        ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `"${q.id}" is a column of listeners.csv already (${[...taken].join(', ')}); choose another id` });
+    });
     for (const key of STUDY_TEXTS)
       if (inLanguage(d[key], d.language) === undefined)
         ctx.addIssue({

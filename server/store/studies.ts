@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/open';
 import { Language, ListeningRequirement, Screening } from '../../contract/study-definition';
 import { TrialSettings, type StudyIntro } from '../../contract/listener';
+import { Questions } from '../../contract/questionnaire';
 
 export type { StudyStatus } from '../../contract/constants';
 import type { StudyStatus } from '../../contract/constants';
@@ -23,6 +24,8 @@ const ServedDefinition = z.object({
   design: z.object({ itemsPerListener: z.number().int().positive().optional() }).default({}),
   breakEvery: z.number().int().positive().optional(),
   comments: z.boolean().default(false),
+  questions: Questions,
+  trialComments: z.boolean().default(false),
   completion: z
     .object({
       code: z.string().nullable().default(null),
@@ -145,6 +148,8 @@ export function studyRepository(db: Db) {
         estimate: estimate(study),
         breakEvery: d.breakEvery ?? null,
         comments: d.comments,
+        questions: d.questions,
+        trialComments: d.trialComments,
       };
     },
   };

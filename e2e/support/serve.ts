@@ -33,6 +33,8 @@ const definition = StudyDefinition.parse({
   language: opt('language', 'en'),
   ...(args.includes('--break-every') ? { breakEvery: Number(opt('break-every', '')) } : {}),
   comments: args.includes('--comments'),
+  questions: JSON.parse(opt('questions', '[]')),
+  trialComments: args.includes('--trial-comments'),
   title: { en: 'Listening study', de: 'Hörstudie' },
   consent: { en: 'You agree to listen.', de: 'Sie sind einverstanden, zuzuhören.' },
   instructions: { en: 'Pick the caption that fits the delivery.', de: 'Wählen Sie die Beschreibung, die zur Sprechweise passt.' },

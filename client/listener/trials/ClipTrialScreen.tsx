@@ -129,6 +129,20 @@ export function ClipTrialScreen<Value>({
 
       {children}
 
+      {env.trialComments && !feedback && (
+        <div className="trial-comment">
+          <label htmlFor={`comment-${spec.position}`}>{m.trialCommentLabel}</label>
+          <textarea
+            id={`comment-${spec.position}`}
+            rows={2}
+            maxLength={1000}
+            value={t.comment}
+            disabled={t.answered}
+            onChange={(e) => t.setComment(e.target.value)}
+          />
+        </div>
+      )}
+
       {feedback ? (
         <div className={feedback.correct ? 'feedback correct' : 'feedback wrong'} role="alert">
           <p>{texts.feedback(feedback)}</p>

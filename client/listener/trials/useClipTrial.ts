@@ -62,6 +62,8 @@ export function useClipTrial<Value, Answer>(
   const [shortcuts, setShortcuts] = useState(shortcutsOn);
   const [feedback, setFeedback] = useState<TrialFeedback | null>(null);
   const [sending, setSending] = useState(false);
+  /** The optional comment (study.yaml trialComments), sent with the answer. */
+  const [comment, setComment] = useState('');
   const answered = useRef(false);
   const root = useRef<HTMLElement>(null);
 
@@ -141,12 +143,13 @@ export function useClipTrial<Value, Answer>(
     clip.audio.pause();
     performance.mark(`earmark:choice:${spec.position}`);
     setSending(true);
-    void finish({ ...answer(selected), ...tracker.record() }).then((fb) => {
+    const note = env.trialComments ? comment.trim() : '';
+    void finish({ ...answer(selected), ...tracker.record(), ...(note && { comment: note }) }).then((fb) => {
       setSending(false);
       if (fb) setFeedback(fb);
       else advance();
     });
-  }, [selected, tracker, env.listening, clip, spec.position, finish, advance, answer]);
+  }, [selected, tracker, env.listening, env.trialComments, comment, clip, spec.position, finish, advance, answer]);
 
   const choose = useCallback(
     (v: Value) => {
@@ -225,6 +228,8 @@ export function useClipTrial<Value, Answer>(
     selected,
     choose,
     confirm,
+    comment,
+    setComment,
     sending,
     feedback,
     answered: answered.current,

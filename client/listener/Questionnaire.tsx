@@ -43,7 +43,7 @@ function QuestionField({ q, value, error, onChange }: { q: Question; value: stri
     const multiple = q.kind === 'multiple';
     const chosen = Array.isArray(value) ? value : value ? [value] : [];
     return (
-      <fieldset className={`question question-${q.kind}`} aria-describedby={described} aria-invalid={error ? true : undefined} data-question={q.id}>
+      <fieldset className={`q-item q-${q.kind}`} aria-describedby={described} aria-invalid={error ? true : undefined} data-question={q.id}>
         <legend>{legend}</legend>
         <div className={q.kind === 'likert' ? 'likert-options' : 'choice-options'}>
           {options.map((o, i) => (
@@ -67,7 +67,7 @@ function QuestionField({ q, value, error, onChange }: { q: Question; value: stri
   const text = typeof value === 'string' ? value : '';
   const range = q.kind === 'number' ? m.questionNumberRange(q.min, q.max) : '';
   return (
-    <div className="question" data-question={q.id}>
+    <div className="q-item" data-question={q.id}>
       <label htmlFor={id}>
         {legend}
         {range && <span className="muted"> {range}</span>}

@@ -19,7 +19,10 @@ const study = opt('study', 'e2e-study');
 const screening = opt('screening', 'antiphase');
 
 const server = await startTestServer({
-  studies: [{ study, pairs: Number(opt('pairs', '6')), attention: Number(opt('attention', '2')), practice: Number(opt('practice', '1')) }],
+  studies: [{
+    study, pairs: Number(opt('pairs', '6')), attention: Number(opt('attention', '2')), practice: Number(opt('practice', '1')),
+    ...(args.includes('--rating') ? { rating: { caption: true } } : {}),
+  }],
   app: { clientDir: join(root, 'dist', 'client') },
 });
 server.app.db

@@ -44,6 +44,8 @@ export interface ServeOptions {
   questions?: unknown[];
   /** study.yaml `trialComments: true`: every trial offers a comment box. */
   trialComments?: boolean;
+  /** A rating study (5-point ACR, the caption shown) instead of caption pairs. */
+  rating?: boolean;
 }
 
 /** Starts e2e/support/serve.ts in its own process and waits for its address. */
@@ -61,6 +63,7 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
     ...(o.comments ? ['--comments'] : []),
     ...(o.questions ? ['--questions', JSON.stringify(o.questions)] : []),
     ...(o.trialComments ? ['--trial-comments'] : []),
+    ...(o.rating ? ['--rating'] : []),
   ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -124,7 +124,8 @@ export function useClipTrial<Value, Answer>(
   }, [ready, spec.position]);
 
   const toggle = useCallback(() => {
-    if (answered.current) return;
+    // Answered: no more listening, except to hear a practice clip again beside its feedback.
+    if (answered.current && !feedback) return;
     const a = clip.audio;
     if (a.paused)
       a.play().catch((e: unknown) => {
@@ -134,7 +135,7 @@ export function useClipTrial<Value, Answer>(
         setFailure((f) => f ?? { problem: 'play_failed', detail: e instanceof Error ? e.name : null });
       });
     else a.pause();
-  }, [clip]);
+  }, [clip, feedback]);
 
   const { answer } = model;
   const confirm = useCallback(() => {

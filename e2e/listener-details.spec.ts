@@ -77,12 +77,14 @@ test('Confirm stays in view on a rating trial at 360×640', async ({ browser }) 
 });
 
 test('Confirm stays in view on a trial with the break reminder at 360×640', async ({ browser }) => {
-  server = await startServer({ pairs: 3, attention: 0, practice: 0, breakEvery: 1 });
+  // A rating trial (the taller screen) with the reminder above it: with the seeded short captions a pair trial
+  // keeps Confirm in view even under the reminder.
+  server = await startServer({ pairs: 3, attention: 0, practice: 0, breakEvery: 1, rating: true });
   const page = await (await browser.newContext({ viewport: PHONE })).newPage();
   await startByKeyboard(page, `${server.url}/s/${server.study}?PROLIFIC_PID=p-break`);
   const first = await unlock(page);
   await page.locator(`section.trial[data-position="${first}"]`).getByRole('radio').first().click();
-  await page.locator(`section.trial[data-position="${first}"]`).getByRole('button', { name: 'Confirm choice' }).click();
+  await page.locator(`section.trial[data-position="${first}"] .actions button.primary`).click();
   await expect(page.locator('.break-reminder')).toBeVisible({ timeout: 20_000 });
   const position = await unlock(page);
   const trial = page.locator(`section.trial[data-position="${position}"]`);
@@ -108,7 +110,7 @@ test('the calibration screen: Enter plays the sound first; a headphone round fit
   for (let i = 0; i < 3; i++) expect(await page.locator('.choice3').nth(i).evaluate((el) => el.getBoundingClientRect().right <= 320)).toBe(true);
 });
 
-test('the focus ring has 3:1 against the page, and the Play icon stays a triangle under forced colours', async ({ browser }) => {
+test('the focus ring has 3:1 against the page and the card', async ({ browser }) => {
   server = await startServer({ pairs: 1, attention: 0, practice: 0 });
   const context = await browser.newContext({ viewport: PHONE });
   const page = await context.newPage();
@@ -124,8 +126,16 @@ test('the focus ring has 3:1 against the page, and the Play icon stays a triangl
   }));
   expect(contrast(ring, behind)).toBeGreaterThanOrEqual(3);
   expect(contrast(ring, card)).toBeGreaterThanOrEqual(3);
+  await context.close();
+});
 
+test('the Play icon stays a triangle under forced colours', async ({ browser }) => {
+  server = await startServer({ pairs: 1, attention: 0, practice: 0 });
+  const context = await browser.newContext({ viewport: PHONE });
+  const page = await context.newPage();
   await page.emulateMedia({ forcedColors: 'active' });
+  await page.goto(`${server.url}/s/${server.study}`);
+  await expect(page.getByRole('button', { name: /I agree/ })).toBeFocused();
   await page.keyboard.press('Enter');
   await page.keyboard.press('Enter');
   const icon = page.locator('button.play .icon-play');

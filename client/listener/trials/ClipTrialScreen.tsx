@@ -147,7 +147,7 @@ export function ClipTrialScreen<Value>({
       {feedback ? (
         <div className={feedback.correct ? 'feedback correct' : 'feedback wrong'} role="alert">
           <p>{texts.feedback(feedback)}</p>
-          <p className="muted">{m.listenAgain}</p>
+          <span className="muted listen-again">{m.listenAgain}</span>
           <button
             ref={continueButton}
             type="button"

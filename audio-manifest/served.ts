@@ -93,7 +93,8 @@ export async function renderServedCopy(source: Uint8Array, loudness: LoudnessSet
   const pcm = toPcm16(decoded.channels, gain, dithered ? ditherSeed(decoded.channels) : null);
   const count = decoded.channels.length;
   // The copy's samples as they will play, for its own level and waveform.
-  const played = decoded.channels.map((_, c) => Float32Array.from({ length: frames }, (_, i) => pcm[i * count + c] / PCM_SCALE));
+  const played = decoded.channels.map(() => new Float32Array(frames));
+  for (let i = 0; i < frames; i++) for (let c = 0; c < count; c++) played[c][i] = pcm[i * count + c] / PCM_SCALE;
   return {
     wav: wavFile(pcm, count, decoded.sampleRate),
     gainDb: Math.round(gainDb * 100) / 100,

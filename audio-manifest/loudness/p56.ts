@@ -26,7 +26,7 @@
 const TIME_CONSTANT = 0.03;
 const HANGOVER = 0.2;
 const MARGIN = 15.9;
-const THRESHOLDS = Array.from({ length: 16 }, (_, j) => 2 ** (j - 15));
+const THRESHOLDS = Float64Array.from({ length: 16 }, (_, j) => 2 ** (j - 15));
 
 export interface SpeechLevel {
   /** Active speech level, dBov. */
@@ -38,11 +38,11 @@ export interface SpeechLevel {
 export function activeSpeechLevel(channels: Float32Array[], sampleRate: number): SpeechLevel | null {
   const g = Math.exp(-1 / (TIME_CONSTANT * sampleRate));
   const hangover = Math.floor(HANGOVER * sampleRate + 0.5);
-  const active = new Array<number>(THRESHOLDS.length).fill(0);
+  const active = new Float64Array(THRESHOLDS.length);
   let energy = 0;
   let samples = 0;
   for (const x of channels) {
-    const hang = new Array<number>(THRESHOLDS.length).fill(hangover);
+    const hang = new Int32Array(THRESHOLDS.length).fill(hangover);
     let p = 0;
     let q = 0;
     for (let n = 0; n < x.length; n++) {

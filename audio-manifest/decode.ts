@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import wavefile from 'wavefile';
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
+import { rmsDbfs } from './loudness/rms';
 
 /** Facts derived once per audio file and stored in the clips table. */
 export interface AudioFacts {
@@ -161,17 +162,6 @@ function flacTotalSamples(bytes: Uint8Array): number {
   if (bytes.length < 26) return 0;
   const b = bytes.subarray(8);
   return (b[13] & 0x0f) * 2 ** 32 + ((b[14] << 24) >>> 0) + (b[15] << 16) + (b[16] << 8) + b[17];
-}
-
-export function rmsDbfs(channels: Float32Array[]): number | null {
-  let sum = 0;
-  let count = 0;
-  for (const channel of channels) {
-    for (let i = 0; i < channel.length; i++) sum += channel[i] * channel[i];
-    count += channel.length;
-  }
-  if (sum === 0) return null;
-  return Math.round(10 * Math.log10(sum / count) * 100) / 100;
 }
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;

@@ -2,7 +2,9 @@
  * What a study's listeners receive instead of the corpus file (docs/blinding.md): a copy made
  * at build, decoded and re-encoded as 16-bit PCM WAV at the clip's own sample rate and channel
  * count, with a fresh 44-byte header and nothing else (LIST/INFO, id3, bext, cue… are gone), and
- * the study's loudness gain applied. Copies are content-addressed files under
+ * the study's loudness gain applied: the clip's level by the study's measure (loudness/: P.56 active
+ * speech level in dBov, BS.1770 integrated loudness in LUFS, or whole-clip RMS in dBFS) taken to the
+ * target, then re-quantised with seeded TPDF dither (dither.ts). Copies are content-addressed files under
  * `<data>/served-audio/`, shared by studies that make the same copy, written once and reused.
  */
 import { createHash, createHmac } from 'node:crypto';
@@ -10,15 +12,15 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Db } from '../db/open';
-import { AudioError, decode, peaks, rmsDbfs, type Peaks } from './decode';
+import type { Loudness } from '../contract/study-definition';
+import { AudioError, decode, peaks, type Peaks } from './decode';
+import { onPcm16Grid, toPcm16 } from './dither';
 import { installationSecret } from './ids';
+import { describeTarget, measureLevel, unitOf } from './loudness';
 import { manifestStore } from './store';
 
-/** How loud clips play (the study's `loudness:`). */
-export interface LoudnessSettings {
-  normalize: boolean;
-  targetDbfs: number;
-}
+/** How loud clips play (the study's `loudness:`, as parsed). */
+export type LoudnessSettings = Loudness;
 
 /** No sample of a copy goes above this: a gain that would push the peak higher is lowered to fit. */
 export const PEAK_CEILING_DBFS = -1;
@@ -31,8 +33,10 @@ export interface ServedCopy {
   gainDb: number;
   /** The gain was lowered below what the target asked for, so the peak stays at the ceiling. */
   peakLimited: boolean;
-  /** RMS dBFS of the copy itself. */
+  /** The copy's own level by the study's measure (in its unit: dBov, LUFS or dBFS RMS); with loudness off, RMS dBFS. */
   loudnessDbfs: number | null;
+  /** The copy was re-quantised with TPDF dither (it was not on the 16-bit grid at its gain). */
+  dithered: boolean;
   duration: number;
   /** Waveform of the copy: drawn at the applied gain. */
   peaks: Peaks;
@@ -40,12 +44,25 @@ export interface ServedCopy {
 
 const dbToGain = (db: number): number => 10 ** (db / 20);
 
-/** The gain (dB) that takes `rmsDbfs` to the target without a sample above the ceiling. */
-export function loudnessGain(rms: number | null, peak: number, loudness: LoudnessSettings): { gainDb: number; peakLimited: boolean } {
-  if (!loudness.normalize || rms === null || peak === 0) return { gainDb: 0, peakLimited: false };
-  const wanted = loudness.targetDbfs - rms;
+/** The gain (dB) that takes a clip's `level` (in the measure's unit) to the target without a sample above the ceiling. */
+export function loudnessGain(level: number | null, peak: number, loudness: LoudnessSettings): { gainDb: number; peakLimited: boolean } {
+  if (!loudness.normalize || level === null || peak === 0) return { gainDb: 0, peakLimited: false };
+  const wanted = loudness.target - level;
   const ceiling = PEAK_CEILING_DBFS - 20 * Math.log10(peak);
   return wanted > ceiling ? { gainDb: ceiling, peakLimited: true } : { gainDb: wanted, peakLimited: false };
+}
+
+/** The copy's level as the summary states it: by the study's measure, or RMS when loudness is off. */
+const measureOf = (loudness: LoudnessSettings) => (loudness.normalize ? loudness.measure : 'rms');
+
+/**
+ * The dither's seed: 32 bits of the sha256 of the decoded samples, so the same audio gives the same
+ * copy in any installation and study whatever metadata its file carries, and builds are reproducible.
+ */
+function ditherSeed(channels: Float32Array[]): number {
+  const hash = createHash('sha256');
+  for (const channel of channels) hash.update(new Uint8Array(channel.buffer, channel.byteOffset, channel.byteLength));
+  return hash.digest().readUInt32LE(0);
 }
 
 /** Decodes a WAV or FLAC file's bytes and renders the copy listeners get. */
@@ -55,26 +72,35 @@ export async function renderServedCopy(source: Uint8Array, loudness: LoudnessSet
   if (frames === 0) throw new AudioError('contains no audio samples');
   let peak = 0;
   for (const channel of decoded.channels) for (const v of channel) peak = Math.max(peak, Math.abs(v));
-  // The same measure as the manifest's clips.loudness_dbfs, taken from the same samples.
-  const { gainDb, peakLimited } = loudnessGain(rmsDbfs(decoded.channels), peak, loudness);
+  const measure = measureOf(loudness);
+  const level = (gainDb: number) => {
+    const g = dbToGain(gainDb);
+    return measureLevel(measure, g === 1 ? decoded.channels : decoded.channels.map((ch) => ch.map((v) => v * g)), decoded.sampleRate);
+  };
+  let { gainDb, peakLimited } = loudnessGain(level(0), peak, loudness);
+  // P.56's thresholds are fixed steps of full scale, so its reading of a scaled clip is not exactly the
+  // reading plus the gain (up to ~0.1 dB on short clips): correct the gain on the scaled clip, as
+  // sv56-based normalisers do. RMS and BS.1770 scale exactly and need no second look.
+  for (let i = 0; i < 3 && measure === 'speech-level' && !peakLimited && gainDb !== 0; i++) {
+    const error = loudness.target - (level(gainDb) ?? loudness.target);
+    if (Math.abs(error) < 0.005) break;
+    // The level that asks for the corrected gain, so the peak ceiling still applies to it.
+    ({ gainDb, peakLimited } = loudnessGain(loudness.target - gainDb - error, peak, loudness));
+  }
   const gain = dbToGain(gainDb);
+  const dithered = loudness.dither && !onPcm16Grid(decoded.channels, gain);
+  // Clamped only for float sources above full scale played at unity gain; a normalised copy stays below the ceiling.
+  const pcm = toPcm16(decoded.channels, gain, dithered ? ditherSeed(decoded.channels) : null);
   const count = decoded.channels.length;
-  const pcm = new Int16Array(frames * count);
-  // The copy's samples as they will play, for its own loudness and waveform.
+  // The copy's samples as they will play, for its own level and waveform.
   const played = decoded.channels.map(() => new Float32Array(frames));
-  decoded.channels.forEach((channel, c) => {
-    for (let i = 0; i < frames; i++) {
-      // Clamped only for float sources above full scale played at unity gain; a normalised copy stays below the ceiling.
-      const q = Math.max(-PCM_SCALE, Math.min(PCM_SCALE - 1, Math.round(channel[i] * gain * PCM_SCALE)));
-      pcm[i * count + c] = q;
-      played[c][i] = q / PCM_SCALE;
-    }
-  });
+  for (let i = 0; i < frames; i++) for (let c = 0; c < count; c++) played[c][i] = pcm[i * count + c] / PCM_SCALE;
   return {
     wav: wavFile(pcm, count, decoded.sampleRate),
     gainDb: Math.round(gainDb * 100) / 100,
     peakLimited,
-    loudnessDbfs: rmsDbfs(played),
+    loudnessDbfs: measureLevel(measure, played, decoded.sampleRate),
+    dithered,
     duration: frames / decoded.sampleRate,
     peaks: peaks(played, decoded.sampleRate),
   };
@@ -120,6 +146,7 @@ export interface ServedClipRow {
   sourceMtimeMs: number;
   gainDb: number;
   peakLimited: number;
+  /** The copy's level in the unit of `settings`' measure (the column's name is from when only RMS dBFS existed). */
   loudnessDbfs: number | null;
   duration: number;
   bytes: number;
@@ -134,6 +161,8 @@ export interface StudyAudio {
   rows: ServedClipRow[];
   /** Copies written by this build; the others were reused as they were. */
   made: number;
+  /** Each clip's name for the researcher (`corpus:path`), by clip id. */
+  names: Map<string, string>;
 }
 
 /** Thrown when clip files cannot be turned into copies; lists every one with its reason. */
@@ -158,9 +187,10 @@ export async function prepareStudyAudio(db: Db, studyId: string, settings: Loudn
   const secret = installationSecret(db);
   const dir = servedAudioDir(db);
   mkdirSync(dir, { recursive: true });
-  const settingsJson = JSON.stringify({ format: FORMAT, loudness: settings.normalize ? { targetDbfs: settings.targetDbfs, peakCeilingDbfs: PEAK_CEILING_DBFS } : 'off' });
+  const settingsJson = settingsKey(settings);
   const store = manifestStore(db);
   const rows: ServedClipRow[] = [];
+  const names = new Map<string, string>();
   const problems: ServedAudioError['problems'] = [];
   let written = 0;
   for (const clipId of new Set(clipIds)) {
@@ -169,6 +199,7 @@ export async function prepareStudyAudio(db: Db, studyId: string, settings: Loudn
       problems.push({ clipId, file: clipId, reason: 'not in the manifest' });
       continue;
     }
+    names.set(clipId, source.name);
     try {
       const file = await stat(source.absPath);
       if (!file.isFile()) throw new AudioError('not a regular file');
@@ -202,7 +233,18 @@ export async function prepareStudyAudio(db: Db, studyId: string, settings: Loudn
     }
   }
   if (problems.length > 0) throw new ServedAudioError(problems);
-  return { studyId, settings, rows, made: written };
+  return { studyId, settings, rows, made: written, names };
+}
+
+/**
+ * What shaped a copy, as served_clips.settings records it; a copy is reused only under the same key.
+ * A whole-clip RMS target without dither keeps the key it had before measures and dither existed,
+ * so studies built then keep their copies.
+ */
+function settingsKey(settings: LoudnessSettings): string {
+  if (!settings.normalize) return JSON.stringify({ format: FORMAT, loudness: 'off', ...(settings.dither ? { dither: 'tpdf' } : {}) });
+  if (settings.measure === 'rms' && !settings.dither) return JSON.stringify({ format: FORMAT, loudness: { targetDbfs: settings.target, peakCeilingDbfs: PEAK_CEILING_DBFS } });
+  return JSON.stringify({ format: FORMAT, loudness: { measure: settings.measure, target: settings.target, unit: unitOf(settings.measure), peakCeilingDbfs: PEAK_CEILING_DBFS }, dither: settings.dither ? 'tpdf' : 'none' });
 }
 
 /** The id listeners see: keyed, per study and clip, and new whenever the copy's content changes. */
@@ -236,8 +278,10 @@ export interface StudyAudioSummary {
   /** Copies written by this build (the rest were reused). */
   made: number;
   loudness: LoudnessSettings;
-  /** Clips whose gain the peak ceiling held below the target: their level as served. */
-  peakLimited: { loudnessDbfs: number | null; gainDb: number }[];
+  /** The unit every level below is in: the measure's (dBov, LUFS, dBFS), or dBFS (RMS) with loudness off. */
+  unit: string;
+  /** Clips whose gain the peak ceiling held below the target, by name, with their level as served. */
+  peakLimited: { clip: string; level: number | null; gainDb: number }[];
 }
 
 export function summariseStudyAudio(audio: StudyAudio): StudyAudioSummary {
@@ -245,16 +289,25 @@ export function summariseStudyAudio(audio: StudyAudio): StudyAudioSummary {
     clips: audio.rows.length,
     made: audio.made,
     loudness: audio.settings,
-    peakLimited: audio.rows.filter((r) => r.peakLimited).map((r) => ({ loudnessDbfs: r.loudnessDbfs, gainDb: r.gainDb })),
+    unit: unitOf(measureOf(audio.settings)),
+    peakLimited: audio.rows
+      .filter((r) => r.peakLimited)
+      .map((r) => ({ clip: audio.names.get(r.clipId) ?? r.clipId, level: r.loudnessDbfs, gainDb: r.gainDb }))
+      .sort((x, y) => x.clip.localeCompare(y.clip)),
   };
 }
 
-/** One line for the build summary: what was made, and which clips the peak ceiling held below the target. */
+/** The level clips are served at, with its unit and measure: "-26 dBov active speech level (ITU-T P.56 method B)". */
+export function describeStudyLoudness(loudness: LoudnessSettings): string {
+  return loudness.normalize ? describeTarget(loudness.measure, loudness.target) : 'their recorded level (loudness off)';
+}
+
+/** One line for the build summary: what was made, and each clip the peak ceiling held below the target, by name. */
 export function formatStudyAudio(summary: StudyAudioSummary): string {
-  const level = summary.loudness.normalize ? `at ${summary.loudness.targetDbfs} dBFS RMS` : 'at their recorded level (loudness off)';
+  const dither = summary.loudness.dither ? ', TPDF-dithered where re-quantised' : '';
   const limited = summary.peakLimited.length
     ? `; ${summary.peakLimited.length} peak-limited to stay under ${PEAK_CEILING_DBFS} dBFS peak, so quieter than the target: ` +
-      summary.peakLimited.map((r) => `${r.loudnessDbfs ?? '-'} dBFS (gain ${r.gainDb} dB)`).join(', ')
+      summary.peakLimited.map((r) => `${r.clip} at ${r.level ?? '-'} ${summary.unit} (gain ${r.gainDb} dB)`).join(', ')
     : '';
-  return `audio: ${summary.clips} clips as 16-bit WAV ${level}, ${summary.made} new cop${summary.made === 1 ? 'y' : 'ies'} written${limited}`;
+  return `audio: ${summary.clips} clips as 16-bit WAV at ${describeStudyLoudness(summary.loudness)}${dither}, ${summary.made} new cop${summary.made === 1 ? 'y' : 'ies'} written${limited}`;
 }

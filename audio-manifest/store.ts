@@ -58,7 +58,9 @@ function createManifestStore(db: Db) {
     'SELECT abs_path AS absPath, format, bytes, mtime_ms AS mtimeMs, sha256 FROM clips WHERE id = ?',
   );
   const clipPeaks = db.prepare<[string], string>('SELECT peaks FROM clips WHERE id = ?').pluck();
-  const clipSource = db.prepare<[string], { absPath: string; sha256: string }>('SELECT abs_path AS absPath, sha256 FROM clips WHERE id = ?');
+  const clipSource = db.prepare<[string], { absPath: string; sha256: string; name: string }>(
+    "SELECT abs_path AS absPath, sha256, corpus || ':' || path AS name FROM clips WHERE id = ?",
+  );
   const listClips = db.prepare<[string | null, string | null], Omit<ClipListing, 'labels'> & { labels: string }>(`
     SELECT id, corpus, path, duration, sample_rate AS sampleRate, channels, format, codec,
            loudness_dbfs AS loudnessDbfs, labels

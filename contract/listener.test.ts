@@ -29,6 +29,9 @@ describe('the listener surface', () => {
         'labels', 'language', 'linkParameters', 'listening', 'low', 'message', 'mode', 'peaksUrl', 'points', 'position',
         'practice', 'progress', 'questionMarkdown', 'redirectUrl', 'required', 'scale', 'score', 'screening', 'seconds', 'serverTs',
         'state', 'status', 'stopped', 'study', 'title', 'token', 'total', 'trial', 'trials', 'upcoming', 'voteId',
+        // The study's questionnaire (contract/questionnaire.ts): the researcher's own questions and options, like its other
+        // texts, and which part is due; nothing about systems or clips.
+        'after', 'before', 'integer', 'max', 'maxLength', 'min', 'options', 'questions', 'questionsDue', 'text', 'trialComments', 'when',
       ].sort(),
     );
   });

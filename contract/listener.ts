@@ -7,7 +7,10 @@ import { z } from 'zod';
 import { HEADPHONE_CHECKS, TRIAL_PROBLEMS, UPCOMING_TRIALS } from './constants';
 import { StudyId, StudyStatus } from './common';
 import { Language, ListeningRequirement, Screening } from './study-definition';
+import { Question } from './questionnaire';
 import { answerFields, Trial, TrialSettings } from './trials';
+
+export { AnswersAck, AnswersBody } from './questionnaire';
 
 export { UPCOMING_TRIALS };
 
@@ -33,6 +36,10 @@ export const StudyIntro = z.object({
   breakEvery: z.number().int().positive().nullable(),
   /** The completion screen offers an optional comments box (study.yaml comments). */
   comments: z.boolean(),
+  /** Questions before and after the trials (study.yaml questions), as listeners see them. */
+  questions: z.array(Question),
+  /** Every trial offers an optional comment box (study.yaml trialComments). */
+  trialComments: z.boolean(),
 });
 export type StudyIntro = z.infer<typeof StudyIntro>;
 
@@ -77,6 +84,8 @@ export const SessionState = z.object({
    * researcher set (the completion code and link, only for a listener with saved answers).
    */
   stopped: Completion.nullable(),
+  /** The study's questions this listener has still to see: those before the trials, those after. */
+  questionsDue: z.object({ before: z.boolean(), after: z.boolean() }),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -108,6 +117,8 @@ export const VoteBody = z
     hiddenMs: z.number().int().nonnegative().max(86_400_000),
     responseMs: z.number().int().nonnegative().max(86_400_000),
     clientTs: z.string().datetime({ offset: true }),
+    /** The listener's optional comment on this trial, in a study that offers the box (trialComments). */
+    comment: z.string().trim().max(1000).optional(),
   })
   .strict()
   .superRefine((vote, ctx) => {

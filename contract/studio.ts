@@ -180,6 +180,21 @@ export const BuildReport = z.object({
   sources: z.array(z.object({ kind: z.string(), summary: z.string() })),
   /** Warnings that did not stop it, e.g. "12 plans skipped: clip not in the manifest". */
   notes: z.array(z.string()).default([]),
+  /** The copies listeners hear (build only; validate makes none). */
+  audio: z
+    .object({
+      clips: z.number().int(),
+      made: z.number().int(),
+      /** The level they are served at, with unit and measure: "-26 dBov active speech level (ITU-T P.56 method B)". */
+      level: z.string(),
+      /** The unit of every level below: dBov, LUFS or dBFS. */
+      unit: z.string(),
+      dither: z.boolean(),
+      /** Each clip the -1 dBFS peak ceiling held below the target, by name, with its level as served. */
+      peakLimited: z.array(z.object({ clip: z.string(), level: z.number().nullable(), gainDb: z.number() })),
+    })
+    .nullable()
+    .default(null),
 });
 export type BuildReport = z.infer<typeof BuildReport>;
 

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { LANGUAGES, SCREENINGS } from './constants';
+import { Questions } from './questionnaire';
 import { TrialSettings, type RatingSettings } from './trials';
 import { RATING_POINTS } from './trials/rating';
 
@@ -275,18 +276,43 @@ export const ListeningRequirement = z.discriminatedUnion('mode', [
 ]);
 
 /**
- * The level clips play at (docs/blinding.md): each clip's gain takes its measured RMS level to
- * the target, lowered where that would push a sample peak past -1 dBFS (the clip is then quieter
- * than the target rather than clipped).
+ * How clip levels are measured for normalisation (audio-manifest/loudness/), each with its own unit:
+ * `speech-level` the active speech level of ITU-T P.56 method B (dBov, as P.800/P.808 studies use),
+ * `integrated` the gated integrated loudness of ITU-R BS.1770-4 (LUFS), `rms` the whole-clip RMS (dBFS).
  */
-export const Loudness = z
-  .object({
-    /** false: every clip plays at its recorded level (unity gain). */
-    normalize: z.boolean().default(true),
-    /** RMS level every clip is brought to, in dBFS (over all channels). */
-    targetDbfs: z.number().min(-60).max(-6).default(-23),
-  })
-  .strict();
+export const LOUDNESS_MEASURES = {
+  'speech-level': { unit: 'dBov', name: 'active speech level (ITU-T P.56 method B)', defaultTarget: -26 },
+  integrated: { unit: 'LUFS', name: 'integrated loudness (ITU-R BS.1770-4, K-weighted, gated)', defaultTarget: -23 },
+  rms: { unit: 'dBFS', name: 'whole-clip RMS', defaultTarget: -23 },
+} as const;
+export type LoudnessMeasure = keyof typeof LOUDNESS_MEASURES;
+
+/**
+ * The level clips play at (docs/blinding.md, studies/README.md "Loudness"): each clip's gain takes its
+ * level, by the study's measure, to the target, lowered where that would push a sample peak past
+ * -1 dBFS (the clip is then quieter than the target rather than clipped). Re-quantising to 16 bits
+ * adds seeded TPDF dither. A definition written before measures existed (`targetDbfs:`) keeps what it
+ * had: whole-clip RMS, no dither, so a running study's copies stay byte for byte the same.
+ */
+export const Loudness = z.preprocess(
+  (v) => {
+    if (v === null || typeof v !== 'object' || !('targetDbfs' in v)) return v;
+    const { targetDbfs, ...rest } = v as Record<string, unknown>;
+    return { measure: 'rms', dither: false, ...rest, target: targetDbfs };
+  },
+  z
+    .object({
+      /** false: every clip plays at its recorded level (unity gain). */
+      normalize: z.boolean().default(true),
+      measure: z.enum(Object.keys(LOUDNESS_MEASURES) as [LoudnessMeasure, ...LoudnessMeasure[]]).default('speech-level'),
+      /** The level every clip is brought to, in the measure's unit (dBov, LUFS or dBFS); default -26 dBov, -23 LUFS, -23 dBFS. */
+      target: z.number().min(-60).max(-6).optional(),
+      /** TPDF dither (±1 LSB, seeded from the source file) wherever a copy is re-quantised to 16 bits. */
+      dither: z.boolean().default(true),
+    })
+    .strict()
+    .transform((l) => ({ ...l, target: l.target ?? LOUDNESS_MEASURES[l.measure].defaultTarget })),
+);
 export type Loudness = z.infer<typeof Loudness>;
 
 export const Exclusion = z
@@ -391,7 +417,7 @@ export const StudyDefinition = z
     ...ITEM_CONFIG_FIELDS,
     design: Design,
     listening: ListeningRequirement.default({ mode: 'whole' }),
-    loudness: Loudness.default({ normalize: true, targetDbfs: -23 }),
+    loudness: Loudness.default({ normalize: true, measure: 'speech-level', target: -26, dither: true }),
     screening: z
       .object({ kind: Screening.default('none'), required: z.boolean().default(false) })
       .strict()
@@ -404,6 +430,10 @@ export const StudyDefinition = z
     breakEvery: z.number().int().positive().optional(),
     /** Offer listeners an optional comments box when they finish (exported as listeners.csv's `comments`). */
     comments: z.boolean().default(false),
+    /** Questions before or after the trials (contract/questionnaire.ts), each a listeners.csv column named by its id. */
+    questions: Questions,
+    /** An optional comment box on every trial, exported with the vote (votes.csv / ratings.csv `comment`). */
+    trialComments: z.boolean().default(false),
     targetListeners: z.number().int().positive(),
     completion: z
       .object({
@@ -436,6 +466,12 @@ export const StudyDefinition = z
   })
   .strict()
   .superRefine((d, ctx) => {
+    // A question's column must not repeat one of listeners.csv's own or a link parameter's.
+    const taken = new Set([...LISTENER_COLUMNS, ...d.linkParameters, 'comments']);
+    d.questions.forEach((q, i) => {
+      if (taken.has(q.id))
+        ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `"${q.id}" is a column of listeners.csv already (${[...taken].join(', ')}); choose another id` });
+    });
     for (const key of STUDY_TEXTS)
       if (inLanguage(d[key], d.language) === undefined)
         ctx.addIssue({

@@ -401,4 +401,24 @@ export const migrations: Migration[] = [
       ALTER TABLE votes_v11 RENAME TO votes;
     `,
   },
+  {
+    version: 16,
+    name: 'questionnaires and trial comments',
+    sql: `
+      -- A listener's answers to the study's questions (study.yaml questions:), one row per question
+      -- answered; answer is JSON (a choice's option, the options of a multiple choice, a number, a text).
+      CREATE TABLE questionnaire_answers (
+        listener_id TEXT NOT NULL REFERENCES listeners(id),
+        question    TEXT NOT NULL,
+        answer      TEXT NOT NULL,
+        answered_at TEXT NOT NULL,
+        PRIMARY KEY (listener_id, question)
+      ) WITHOUT ROWID;
+      -- When the listener sent the questions before / after the trials (also when every one was optional and left blank).
+      ALTER TABLE listeners ADD COLUMN answered_before TEXT;
+      ALTER TABLE listeners ADD COLUMN answered_after TEXT;
+      -- The listener's optional comment on one trial (study.yaml trialComments: true).
+      ALTER TABLE votes ADD COLUMN comment TEXT;
+    `,
+  },
 ];

@@ -18,8 +18,10 @@ test.afterEach(async () => server?.stop());
  * failed first attempt is retried (audited once as its own screen).
  */
 async function headphoneCheck(page: Page, counts: string[] | null, name: string): Promise<void> {
-  await expect(page.getByRole('button', { name: /Volume is set/ })).toBeFocused();
+  await expect(page.getByRole('button', { name: 'Play calibration sound' })).toBeFocused();
   if (counts) await audit(page, `headphone check (${name}): volume`, counts);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: /Volume is set/ })).toBeFocused();
   await page.keyboard.press('Enter');
   for (let attempt = 1; ; attempt++) {
     for (let round = 1; round <= 6; round++) {

@@ -275,6 +275,8 @@ test('keyboard only: focused buttons keep Enter/Space, the captions are one radi
 test('reloading during the headphone check does not give a fresh try: the attempt counts', async ({ page }) => {
   server = await startServer({ pairs: 4, screening: 'antiphase' });
   await startByKeyboard(page, `${server.url}/s/${server.study}`);
+  await expect(page.getByRole('button', { name: 'Play calibration sound' })).toBeFocused();
+  await page.keyboard.press('Enter'); // the calibration sound
   await expect(page.getByRole('button', { name: /Volume is set/ })).toBeFocused();
   await page.keyboard.press('Enter'); // the only attempt the antiphase check allows begins
   await expect(page.getByText('Sound 1 of 6')).toBeVisible();

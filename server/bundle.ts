@@ -2,6 +2,7 @@ import {
   buildBundle, bundleTexts, writeBundle, type Bundle, type BundleTexts, type BundleToWrite, type BundleVote, type RatingToWrite,
 } from '../analysis/bundle';
 import type { StudySettings } from '../analysis/study-settings';
+import { answerCell } from '../contract/questionnaire';
 import type { ExportRows } from './store/export';
 import { trialKinds } from './store/trials';
 
@@ -42,6 +43,7 @@ function studySettings(rows: ExportRows, exportedAt: string): StudySettings {
 /** A study's export rows in the analysis module's bundle shape (the one CSV writer). */
 function toBundle(rows: ExportRows, exportedAt = new Date().toISOString()): BundleToWrite {
   const links = rows.definition.linkParameters;
+  const questions = rows.definition.questions;
   // Each answer goes to its kind's file; a rating study's bundle has ratings.csv even before its first rating.
   const answers: { 'votes.csv': BundleVote[]; 'ratings.csv': RatingToWrite[] } = { 'votes.csv': [], 'ratings.csv': [] };
   for (const vote of rows.votes) {
@@ -55,7 +57,8 @@ function toBundle(rows: ExportRows, exportedAt = new Date().toISOString()): Bund
     votes: answers['votes.csv'],
     ...(trialKinds[rows.definition.trial.kind].answers.file === 'ratings.csv' && { ratings: answers['ratings.csv'] }),
     judgeScores: rows.judgeScores,
-    extraVoteColumns: EXTRA_VOTE_COLUMNS,
+    // A study with a comment box on its trials adds `comment` after every other column.
+    extraVoteColumns: [...EXTRA_VOTE_COLUMNS, ...(rows.definition.trialComments ? ['comment'] : [])],
     listeners: rows.listeners.map((l) => ({
       listener_id: l.listener_id,
       started_at: l.started_at,
@@ -65,9 +68,11 @@ function toBundle(rows: ExportRows, exportedAt = new Date().toISOString()): Bund
         ...Object.fromEntries(links.map((p) => [p, l.external[p] ?? ''])),
         completion_code: l.completion_code,
         ...(rows.definition.comments && { comments: l.comments }),
+        ...Object.fromEntries(questions.map((q) => [q.id, answerCell(l.answers[q.id])])),
       },
     })),
-    extraListenerColumns: [...links, ...MORE_LISTENER_COLUMNS, ...(rows.definition.comments ? ['comments'] : [])],
+    // The study's questions last, each a column named by its id, in the order the study lists them.
+    extraListenerColumns: [...links, ...MORE_LISTENER_COLUMNS, ...(rows.definition.comments ? ['comments'] : []), ...questions.map((q) => q.id)],
     study: studySettings(rows, exportedAt),
   };
 }

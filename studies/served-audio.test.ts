@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { activeSpeechLevel } from '../audio-manifest/loudness';
 import { ServedAudioError, servedAudioDir } from '../audio-manifest/served';
 import { peakDb, readCanonicalWav, rmsDb, sine, TAGGED_TITLE as TITLE, taggedWav, wavBytes } from '../audio-manifest/test/audio';
 import { setStudyStatus, StudyLockedError } from './build';
@@ -58,16 +59,23 @@ describe('study build: the copies listeners hear', () => {
     const { summary } = await loadStudyDir(t.db, dir);
     const rows = served();
     expect(rows).toHaveLength(4);
-    expect(summary.audio).toMatchObject({ clips: 4, made: 4, loudness: { normalize: true, targetDbfs: -23 } });
+    // The default (issue 22.6): P.56 active speech level at -26 dBov, dithered.
+    expect(summary.audio).toMatchObject({ clips: 4, made: 4, unit: 'dBov', loudness: { normalize: true, measure: 'speech-level', target: -26, dither: true } });
     expect(summary.audio.peakLimited).toHaveLength(1);
-    expect(formatBuildSummary(summary)).toMatch(/audio: 4 clips as 16-bit WAV at -23 dBFS RMS, 4 new copies written; 1 peak-limited to stay under -1 dBFS peak/);
+    const click = t.db.prepare("SELECT corpus || ':' || path FROM clips WHERE id = (SELECT clip_id FROM utterances WHERE id = 'metaset:u2')").pluck().get() as string;
+    expect(summary.audio.peakLimited[0].clip).toBe(click);
+    expect(formatBuildSummary(summary)).toContain(
+      'audio: 4 clips as 16-bit WAV at -26 dBov active speech level (ITU-T P.56 method B), TPDF-dithered where re-quantised, 4 new copies written; ' +
+        `1 peak-limited to stay under -1 dBFS peak, so quieter than the target: ${click} at ${summary.audio.peakLimited[0].level} dBov (gain`,
+    );
     for (const row of rows) {
       const bytes = readFileSync(join(servedAudioDir(t.db), row.file));
       expect(bytes.toString('latin1')).not.toContain(TITLE);
       expect(bytes.toString('latin1')).not.toContain('Actor 07');
-      const { samples } = readCanonicalWav(bytes);
+      const { samples, channels, sampleRate } = readCanonicalWav(bytes);
+      const split = Array.from({ length: channels }, (_, c) => samples.filter((_, i) => i % channels === c));
       if (row.peakLimited) expect(peakDb(samples)).toBeLessThanOrEqual(-0.99);
-      else expect(Math.abs(rmsDb(samples) + 23)).toBeLessThan(0.05);
+      else expect(Math.abs(activeSpeechLevel(split, sampleRate)!.level + 26)).toBeLessThan(0.05);
     }
   });
 
@@ -124,7 +132,7 @@ describe('study build: the copies listeners hear', () => {
     expect(error).toBeInstanceOf(StudyLockedError);
     expect((error as Error).message).toMatch(/already has 1 vote, so the audio its listeners hear cannot change .*Clone it/);
     expect(served()).toEqual(quieter);
-    expect(JSON.parse(t.db.prepare("SELECT definition FROM studies WHERE id = 'loudness'").pluck().get() as string).loudness.targetDbfs).toBe(-30);
+    expect(JSON.parse(t.db.prepare("SELECT definition FROM studies WHERE id = 'loudness'").pluck().get() as string).loudness).toMatchObject({ measure: 'rms', target: -30 });
   });
 
   it('names every clip file it cannot read and writes no study', async () => {

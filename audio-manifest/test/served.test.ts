@@ -5,8 +5,9 @@ import { loudnessGain, PEAK_CEILING_DBFS, renderServedCopy } from '../served';
 import { peakDb, readCanonicalWav, rmsDb, sine, TAGGED_ARTIST, TAGGED_TITLE, taggedWav, wavBytes } from './audio';
 
 const fixture = (name: string): Uint8Array => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
-const TARGET = { normalize: true, targetDbfs: -23 };
-const OFF = { normalize: false, targetDbfs: -23 };
+// Whole-clip RMS without dither: the copies as they were before measures and dither (loudness.test.ts has the others).
+const TARGET = { normalize: true, measure: 'rms', target: -23, dither: false } as const;
+const OFF = { ...TARGET, normalize: false };
 
 const [TITLE, ARTIST] = [TAGGED_TITLE, TAGGED_ARTIST];
 

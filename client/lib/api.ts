@@ -4,7 +4,7 @@
  * the shapes the same contract promises for replies.
  */
 import type { ApiError } from '../../contract/common';
-import type { CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
+import type { AnswersBody, CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
 
 /** A reply with a 4xx/5xx status; `body` is the server's `{ error, message, field? }` when it sent one. */
 export class HttpError extends Error {
@@ -57,6 +57,8 @@ export const api = {
     call<SessionState>('POST', '/api/session/problems', body, { ...o, token }),
   comments: (token: string, body: CommentsBody, o?: RequestOptions) =>
     call<unknown>('POST', '/api/session/comments', body, { ...o, token }),
+  answers: (token: string, body: AnswersBody, o?: RequestOptions) =>
+    call<unknown>('POST', '/api/session/answers', body, { ...o, token }),
   screening: (token: string, body: ScreeningBody, o?: RequestOptions) =>
     call<unknown>('POST', '/api/session/screening', body, { ...o, token }),
 };

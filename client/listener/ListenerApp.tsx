@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type ReactNode } from 'react';
-import type { Completion, StudyIntro } from '../../contract/listener';
+import type { AnswersBody, Completion, StudyIntro } from '../../contract/listener';
 import { UPCOMING_TRIALS } from '../../contract/constants';
 import { api, HttpError } from '../lib/api';
 import { touchFirst } from '../lib/input';
@@ -7,6 +7,7 @@ import { Markdown } from '../lib/markdown';
 import { ClipCache } from '../lib/media';
 import type { QueueStatus } from '../lib/voteQueue';
 import { catalogues, en, MessagesContext, useMessages } from './messages';
+import { Questionnaire } from './Questionnaire';
 import { ListenerSession, type SessionSnapshot } from './session';
 import { ScreeningTrial, trialKind } from './trials';
 import type { ScreeningResponse } from './trials/ScreeningTrial';
@@ -20,6 +21,8 @@ type Phase =
   | { name: 'resume' }
   | { name: 'screening'; kinds: Array<'antiphase' | 'huggins'> }
   | { name: 'screened-out' }
+  /** The study's questions before the trials (study.yaml questions, when: before). */
+  | { name: 'questions' }
   | { name: 'trials' }
   /** A reload after the session ended (finished, or the study stopped): no audio needed. */
   | { name: 'ended' };
@@ -254,10 +257,19 @@ function Stopped({ stopped, done }: { stopped: NonNullable<SessionSnapshot['stop
   );
 }
 
-/** How a session ended, or null while it goes on. */
+/** The study's questions after the trials and how to send them, when the study has any (else null). */
+const AfterQuestionsContext = createContext<{ questions: StudyIntro['questions']; send: (answers: AnswersBody['answers']) => Promise<void> } | null>(null);
+
+function AfterQuestions() {
+  const after = useContext(AfterQuestionsContext);
+  return after && <Questionnaire questions={after.questions} when="after" send={after.send} />;
+}
+
+/** How a session ended, or null while it goes on: the questions after the trials first, if due. */
 function sessionEnd(snap: SessionSnapshot): ReactNode {
   if (snap.stopped) return <Stopped stopped={snap.stopped} done={snap.done} />;
-  if (snap.completion && snap.queue.pending === 0 && !snap.trials.has(snap.position)) return <ThankYou completion={snap.completion} />;
+  if (snap.completion && snap.queue.pending === 0 && !snap.trials.has(snap.position))
+    return snap.questionsDue.after ? <AfterQuestions /> : <ThankYou completion={snap.completion} />;
   return null;
 }
 
@@ -363,13 +375,16 @@ export function ListenerApp({ study }: { study: string }) {
     setAudio(ctx);
   };
 
+  // The questions before the trials come first when the listener has not answered them yet.
+  const toTrials = (): Phase => (session.snapshot().questionsDue.before ? { name: 'questions' } : { name: 'trials' });
+
   const afterStart = () => {
     if (!intro) return;
     const saved = localStorage.getItem(screenedKey(study));
     const kinds = screeningKinds(intro);
     if (saved === 'failed' && intro.screening.required) setPhase({ name: 'screened-out' });
     else if (kinds.length && !saved) setPhase({ name: 'screening', kinds });
-    else setPhase({ name: 'trials' });
+    else setPhase(toTrials());
   };
 
   const begin = async () => {
@@ -396,17 +411,21 @@ export function ListenerApp({ study }: { study: string }) {
     if (out || !rest.length) localStorage.setItem(screenedKey(study), screeningFailed.current ? 'failed' : 'passed');
     if (out) setPhase({ name: 'screened-out' });
     else if (rest.length) setPhase({ name: 'screening', kinds: rest });
-    else setPhase({ name: 'trials' });
+    else setPhase(toTrials());
     return null;
   };
 
   const env: TrialEnv | null = useMemo(
-    () => (intro && audio ? { audio, clips, listening: intro.listening, question: intro.questionMarkdown, trial: intro.trial } : null),
+    () => (intro && audio ? { audio, clips, listening: intro.listening, question: intro.questionMarkdown, trial: intro.trial, trialComments: intro.trialComments } : null),
     [intro, audio, clips],
   );
 
   const m = intro ? catalogues[intro.language] : en;
   const sendComments = useMemo(() => (intro?.comments ? (text: string) => session.sendComments(text) : null), [intro, session]);
+  const afterQuestions = useMemo(
+    () => (intro?.questions.some((q) => q.when === 'after') ? { questions: intro.questions, send: (a: AnswersBody['answers']) => session.sendAnswers('after', a) } : null),
+    [intro, session],
+  );
   let content;
   switch (phase.name) {
     case 'loading':
@@ -508,6 +527,11 @@ export function ListenerApp({ study }: { study: string }) {
         </section>
       );
       break;
+    case 'questions':
+      content = intro && (
+        <Questionnaire questions={intro.questions} when="before" send={async (a) => (await session.sendAnswers('before', a), setPhase({ name: 'trials' }))} />
+      );
+      break;
     case 'trials':
       content = env && (
         <Trials session={session} env={env} instructions={intro?.instructionsMarkdown ?? ''} breakEvery={intro?.breakEvery ?? null} />
@@ -521,12 +545,14 @@ export function ListenerApp({ study }: { study: string }) {
   return (
     <MessagesContext.Provider value={m}>
       <CommentsContext.Provider value={sendComments}>
-        <div className="page">
-          <header className="top">
-            <h1>{intro?.title ?? m.defaultTitle}</h1>
-          </header>
-          <main>{content}</main>
-        </div>
+        <AfterQuestionsContext.Provider value={afterQuestions}>
+          <div className="page">
+            <header className="top">
+              <h1>{intro?.title ?? m.defaultTitle}</h1>
+            </header>
+            <main>{content}</main>
+          </div>
+        </AfterQuestionsContext.Provider>
       </CommentsContext.Provider>
     </MessagesContext.Provider>
   );

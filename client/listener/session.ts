@@ -5,7 +5,7 @@
  * after acknowledgements it asks the server where it stands, and catches up when the outbox drains.
  * A React view subscribes to snapshots.
  */
-import type { Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../contract/listener';
+import type { AnswersBody, Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../contract/listener';
 import { api, HttpError } from '../lib/api';
 import { randomUuid } from '../lib/uuid';
 import { backoffDelay, localVoteStore, VoteQueue, type QueueStatus } from '../lib/voteQueue';
@@ -26,6 +26,8 @@ export interface SessionSnapshot {
   queue: QueueStatus;
   /** The next trial is not known yet and the session is waiting for the server. */
   waiting: boolean;
+  /** The study's questions this listener has still to answer, before and after the trials. */
+  questionsDue: SessionState['questionsDue'];
 }
 
 const tokenKey = (study: string) => `earmark:session:${study}`;
@@ -50,6 +52,7 @@ export class ListenerSession {
   private completion: Completion | null = null;
   private stopped: SessionSnapshot['stopped'] = null;
   private done = 0;
+  private questionsDue: SessionState['questionsDue'] = { before: false, after: false };
   private readonly queue: VoteQueue;
   private listeners = new Set<() => void>();
   private snap: SessionSnapshot;
@@ -154,6 +157,14 @@ export class ListenerSession {
   }
 
   /** A finished listener's optional comments (the study asks for them); throws when the server refuses. */
+  /** The answers to one part of the study's questions; a refusal (HttpError 400 naming the question) is the caller's to show. */
+  async sendAnswers(when: AnswersBody['when'], answers: AnswersBody['answers']): Promise<void> {
+    if (!this.token) throw new Error('no session');
+    await api.answers(this.token, { when, answers });
+    this.questionsDue = { ...this.questionsDue, [when]: false };
+    this.emit();
+  }
+
   async sendComments(text: string): Promise<void> {
     if (!this.token) throw new Error('no session');
     await api.comments(this.token, { text });
@@ -238,6 +249,7 @@ export class ListenerSession {
     this.total = state.progress.total;
     this.completion = state.completion;
     this.done = state.progress.done;
+    this.questionsDue = state.questionsDue;
     this.stopped = state.status !== 'open' && state.stopped ? { status: state.status, way: state.stopped } : null;
     const pending = this.queue
       .pending()
@@ -260,6 +272,7 @@ export class ListenerSession {
       done: this.done,
       queue,
       waiting: !this.trials.has(this.position) && !(this.completion && queue.pending === 0),
+      questionsDue: this.questionsDue,
     };
   }
 

@@ -67,6 +67,7 @@ function BuildSummary({ report }: { report: BuildReport }) {
           ))}
         </ul>
       )}
+      {report.audio && <AudioSummary audio={report.audio} />}
       {report.sources.length > 0 && (
         <details>
           <summary>{report.sources.length} source imports</summary>
@@ -88,6 +89,31 @@ async function base64(file: Blob): Promise<string> {
   let text = '';
   for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(text);
+}
+
+/** The copies listeners hear: the level with its unit, and every clip the peak ceiling held below it, by name. */
+function AudioSummary({ audio }: { audio: NonNullable<BuildReport['audio']> }) {
+  return (
+    <div data-testid="audio-summary">
+      <p>
+        Audio: {audio.clips} clips served as 16-bit WAV at {audio.level}
+        {audio.dither ? ', TPDF-dithered where re-quantised' : ''}; {audio.made} new {audio.made === 1 ? 'copy' : 'copies'} written.
+        {audio.peakLimited.length > 0 && ` ${audio.peakLimited.length} peak-limited (kept under −1 dBFS peak, so quieter than the target):`}
+      </p>
+      {audio.peakLimited.length > 0 && (
+        <table className="data">
+          <thead>
+            <tr><th>peak-limited clip</th><th className="n">level ({audio.unit})</th><th className="n">gain (dB)</th></tr>
+          </thead>
+          <tbody>
+            {audio.peakLimited.map((c) => (
+              <tr key={c.clip}><td>{c.clip}</td><td className="n">{c.level ?? '–'}</td><td className="n">{c.gainDb}</td></tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
 }
 
 function Files({ detail, onChange }: { detail: StudyDetail; onChange(d: StudyDetail, keepEdits?: boolean): void }) {

@@ -39,6 +39,8 @@ const ALLOWED_KEYS = new Set([
   'scale', 'points', 'labels', 'anchors', 'low', 'high', 'caption', 'practice', 'score',
   'resolution', 'data',
   'error', 'message', 'field',
+  // The study's questionnaire (contract/questionnaire.ts): the researcher's questions and options, and which part is due.
+  'questions', 'trialComments', 'questionsDue', 'before', 'after', 'when', 'text', 'options', 'min', 'max', 'integer', 'maxLength',
 ]);
 
 function keysOf(value: unknown, out = new Set<string>()): Set<string> {
@@ -79,7 +81,7 @@ export function expectBlinded(received: Received[], server: Pick<E2eServer, 'sec
   for (const r of api) expect([...keysOf(JSON.parse(r.body))].filter((k) => !ALLOWED_KEYS.has(k)), r.url).toEqual([]);
   // Attention checks travel as plain pair (or rating) trials; no other kind may show up.
   const trialKinds = new Set(api.flatMap((r) => [...r.body.matchAll(/"kind":"(\w+)"/g)].map((m) => m[1])));
-  expect([...trialKinds].filter((k) => !['pair', 'practice', 'rating', 'none', 'antiphase', 'huggins', 'both'].includes(k))).toEqual([]);
+  expect([...trialKinds].filter((k) => !['pair', 'practice', 'rating', 'none', 'antiphase', 'huggins', 'both', 'single', 'multiple', 'number', 'text', 'likert'].includes(k))).toEqual([]);
   for (const r of received.filter((x) => new URL(x.url).pathname.startsWith('/media/'))) {
     const id = /^\/media\/clips\/([^/]+)\/(audio|peaks)$/.exec(new URL(r.url).pathname)?.[1];
     expect(server.clipIds, r.url).toContain(decodeURIComponent(id ?? ''));

@@ -16,6 +16,9 @@ export async function startByKeyboard(page: Page, url: string): Promise<void> {
 
 /** Answers the six headphone-check rounds with keys (any answer: the seeded study does not require a pass). */
 export async function screeningByKeyboard(page: Page): Promise<void> {
+  // The calibration sound first (Enter plays it), then the volume is set.
+  await expect(page.getByRole('button', { name: 'Play calibration sound' })).toBeFocused();
+  await page.keyboard.press('Enter');
   await expect(page.getByRole('button', { name: /Volume is set/ })).toBeFocused();
   await page.keyboard.press('Enter');
   for (let round = 1; round <= 6; round++) {

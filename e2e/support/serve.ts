@@ -19,7 +19,10 @@ const study = opt('study', 'e2e-study');
 const screening = opt('screening', 'antiphase');
 
 const server = await startTestServer({
-  studies: [{ study, pairs: Number(opt('pairs', '6')), attention: Number(opt('attention', '2')), practice: Number(opt('practice', '1')) }],
+  studies: [{
+    study, pairs: Number(opt('pairs', '6')), attention: Number(opt('attention', '2')), practice: Number(opt('practice', '1')),
+    ...(args.includes('--rating') ? { rating: { caption: true } } : {}),
+  }],
   app: { clientDir: join(root, 'dist', 'client') },
 });
 server.app.db
@@ -33,6 +36,8 @@ const definition = StudyDefinition.parse({
   language: opt('language', 'en'),
   ...(args.includes('--break-every') ? { breakEvery: Number(opt('break-every', '')) } : {}),
   comments: args.includes('--comments'),
+  questions: JSON.parse(opt('questions', '[]')),
+  trialComments: args.includes('--trial-comments'),
   title: { en: 'Listening study', de: 'Hörstudie' },
   consent: { en: 'You agree to listen.', de: 'Sie sind einverstanden, zuzuhören.' },
   instructions: { en: 'Pick the caption that fits the delivery.', de: 'Wählen Sie die Beschreibung, die zur Sprechweise passt.' },

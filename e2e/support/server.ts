@@ -40,6 +40,12 @@ export interface ServeOptions {
   breakEvery?: number;
   /** study.yaml `comments: true`: the completion screen offers a comments box. */
   comments?: boolean;
+  /** study.yaml `questions:` (contract/questionnaire.ts), as given there. */
+  questions?: unknown[];
+  /** study.yaml `trialComments: true`: every trial offers a comment box. */
+  trialComments?: boolean;
+  /** A rating study (5-point ACR, the caption shown) instead of caption pairs. */
+  rating?: boolean;
 }
 
 /** Starts e2e/support/serve.ts in its own process and waits for its address. */
@@ -55,6 +61,9 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
     '--language', o.language ?? 'en',
     ...(o.breakEvery ? ['--break-every', String(o.breakEvery)] : []),
     ...(o.comments ? ['--comments'] : []),
+    ...(o.questions ? ['--questions', JSON.stringify(o.questions)] : []),
+    ...(o.trialComments ? ['--trial-comments'] : []),
+    ...(o.rating ? ['--rating'] : []),
   ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { validatorCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CommentsAck, CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
+import { AnswersAck, AnswersBody, CommentsAck, CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
 import { StudyId } from '../../contract/common';
+import { checkAnswers } from '../../contract/questionnaire';
 import { HttpError, conflict, notFound } from '../errors';
 import { StudyFullError } from '../../studies/design';
 import { ParticipantMismatchError, hashSessionToken } from '../store/sessions';
@@ -49,7 +50,7 @@ const voteAckJson = (ack: VoteAck): string =>
     feedback: ack.feedback && { correct: ack.feedback.correct, score: ack.feedback.score },
   });
 
-/** The listener API: study intro, session start, state, votes, skipped clips, the headphone screening and end-of-study comments. */
+/** The listener API: study intro, session start, state, votes, skipped clips, the headphone screening, the study's questions and end-of-study comments. */
 export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
   // Session routes are limited per client address and per session token.
   const perIp = (r: { ip: string }) => r.ip;
@@ -145,6 +146,23 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
       const { listener, study } = request.session!;
       if (!study.definition.comments) throw conflict('comments_not_asked', 'this study does not ask for comments');
       app.store.sessions.saveComments(listener, request.body.text);
+      return { saved: true as const };
+    },
+  );
+
+  app.post(
+    '/api/session/answers',
+    {
+      onRequest: [app.limitRate('votesPerSession', perSession), app.requireSession],
+      schema: { body: AnswersBody, response: { 200: AnswersAck } },
+    },
+    async (request) => {
+      const { listener, study } = request.session!;
+      const { questions } = study.definition;
+      if (!questions.some((q) => q.when === request.body.when)) throw conflict('questions_not_asked', `this study asks no questions ${request.body.when} the trials`, 'when');
+      const checked = checkAnswers(questions, request.body);
+      if (!checked.ok) throw new HttpError(400, 'invalid_answer', checked.message, checked.field);
+      app.store.sessions.saveAnswers(listener, questions, request.body.when, checked.answers);
       return { saved: true as const };
     },
   );

@@ -13,6 +13,7 @@ import { setStudyStatus, StudyLockedError } from '../../studies/build';
 import { describeMaterial, loadStudyDir, validateStudyDir, type BuildSummary } from '../../studies/load';
 import { parseStudyYaml, StudyDefinitionError } from '../../studies/parse';
 import { readStudyDefinition } from '../../studies/settings';
+import { describeStudyLoudness, type StudyAudioSummary } from '../../audio-manifest/served';
 
 const StudyParams = z.object({ study: StudyId });
 const ActionParams = z.object({ study: StudyId, action: StudyAction });
@@ -55,7 +56,12 @@ function toBuildReport(summary: BuildSummary | Validated, read: BuildReport['sou
     sampler: summary.sampler,
     sources: [...read, ...summary.sources.map((s) => ({ kind: s.source.kind, summary: s.summary }))],
     notes: summary.notes,
+    audio: 'audio' in summary ? studioAudio(summary.audio) : null,
   };
+}
+
+function studioAudio({ clips, made, unit, loudness, peakLimited }: StudyAudioSummary): BuildReport['audio'] {
+  return { clips, made, unit, level: describeStudyLoudness(loudness), dither: loudness.dither, peakLimited };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/open';
 import { StudyDefinition } from '../../contract/study-definition';
+import type { AnswerValue } from '../../contract/questionnaire';
 import type { TrialKind } from '../../contract/trials';
 
 /** An item as stored; its kind (server/store/trials) makes it an items.csv row. */
@@ -32,6 +33,8 @@ export interface ExportVote {
   client_ts: string;
   server_ts: string;
   vote_id: string;
+  /** the listener's comment on the trial (study.yaml trialComments), or null */
+  comment: string | null;
 }
 export interface ExportJudgeScore {
   utterance_id: string;
@@ -50,6 +53,8 @@ export interface ExportListener {
   completion_code: string | null;
   /** end-of-study comments, when the study asks for them and the listener gave some */
   comments: string | null;
+  /** answers to the study's questions, by question id (study.yaml questions) */
+  answers: Record<string, AnswerValue>;
 }
 export interface ExportRows {
   studyId: string;
@@ -81,7 +86,7 @@ export function exportRepository(db: Db) {
     FROM items WHERE study_id = ? AND kind != 'practice' ORDER BY seq`);
   const votes = db.prepare<[string], ExportVote>(`
     SELECT v.item_id, v.listener_id, i.trial_kind, i.system_a, i.utterance_id, v.first, v.chosen, v.score, v.position, v.play_count, v.seconds_listened,
-           v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id
+           v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id, v.comment
     FROM listeners l JOIN votes v ON v.listener_id = l.id JOIN items i ON i.id = v.item_id
     WHERE l.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`);
   // The study's own copy, taken at build from the judge files it declares (migration 3).
@@ -92,6 +97,10 @@ export function exportRepository(db: Db) {
     SELECT id, created_at, completed_at, screening, external, completion_code, comments FROM listeners
     WHERE study_id = ? ORDER BY created_at, rowid`);
   const definition = db.prepare<[string], { definition: string }>('SELECT definition FROM studies WHERE id = ?');
+  // A listener's answers by question id: one primary-key range per listener (migration 16).
+  const answers = db.prepare<[string], { question: string; answer: string }>('SELECT question, answer FROM questionnaire_answers WHERE listener_id = ?');
+  const listenerAnswers = (listenerId: string): Record<string, AnswerValue> =>
+    Object.fromEntries(answers.all(listenerId).map((a) => [a.question, JSON.parse(a.answer) as AnswerValue]));
   return {
     rows: db.transaction(
       (studyId: string): ExportRows => ({
@@ -108,6 +117,7 @@ export function exportRepository(db: Db) {
           external: JSON.parse(l.external) as Record<string, string>,
           completion_code: l.completion_code,
           comments: l.comments,
+          answers: listenerAnswers(l.id),
         })),
       }),
     ),

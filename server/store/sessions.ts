@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../db/open';
 import { UPCOMING_TRIALS } from '../../contract/constants';
 import { type ScreeningBody, type SessionState } from '../../contract/listener';
+import type { AnswerValue, Question } from '../../contract/questionnaire';
 import type { TrialKind } from '../../contract/trials';
 import type { StudyRow } from './studies';
 import { conflict } from '../errors';
@@ -128,6 +129,24 @@ export function sessionRepository(db: Db) {
            (SELECT count(*) FROM trial_problems WHERE listener_id = ?) AS skipped`);
   const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
   const saveComments = db.prepare('UPDATE listeners SET comments = ? WHERE id = ?');
+  const answeredParts = db.prepare<[string], { before: string | null; after: string | null }>(
+    'SELECT answered_before AS before, answered_after AS after FROM listeners WHERE id = ?',
+  );
+  const clearAnswers = db.prepare<[string, string]>('DELETE FROM questionnaire_answers WHERE listener_id = ? AND question = ?');
+  const insertAnswer = db.prepare<[string, string, string, string]>(
+    'INSERT INTO questionnaire_answers (listener_id, question, answer, answered_at) VALUES (?, ?, ?, ?)',
+  );
+  const markPart = {
+    before: db.prepare<[string, string]>('UPDATE listeners SET answered_before = ? WHERE id = ?'),
+    after: db.prepare<[string, string]>('UPDATE listeners SET answered_after = ? WHERE id = ?'),
+  };
+  // One part's answers replace what that part had: the questions of the part are cleared, the given ones written.
+  const saveAnswers = db.transaction((listenerId: string, when: 'before' | 'after', ids: string[], answers: Record<string, AnswerValue>) => {
+    const now = new Date().toISOString();
+    for (const id of ids) clearAnswers.run(listenerId, id);
+    for (const [id, value] of Object.entries(answers)) insertAnswer.run(listenerId, id, JSON.stringify(value), now);
+    markPart[when].run(now, listenerId);
+  });
   const screeningOf = db.prepare<[string], { screening: string | null; voted: 0 | 1 }>(
     'SELECT screening, EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id) AS voted FROM listeners l WHERE id = ?',
   );
@@ -206,9 +225,12 @@ export function sessionRepository(db: Db) {
         code: listener.completionCode ?? study.definition.completion.code,
         redirectUrl: study.definition.completion.redirectUrl,
       };
+      const answered = answeredParts.get(listener.id)!;
+      const asks = (when: 'before' | 'after') => study.definition.questions.some((q) => q.when === when);
       return {
         study: study.id,
         progress: { done, total },
+        questionsDue: { before: asks('before') && answered.before === null, after: asks('after') && answered.after === null },
         trial: trial ?? null,
         upcoming,
         completion: finished ? way : null,
@@ -229,6 +251,18 @@ export function sessionRepository(db: Db) {
       const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
       if (total === 0 || voted + skipped < total) throw conflict('not_finished', 'comments are asked for once every trial is answered');
       saveComments.run(text, listener.id);
+    },
+    /**
+     * The listener's answers to the study's questions of one part (contract/questionnaire.ts checks
+     * them against the questions first); sending a part again replaces its answers. The questions
+     * after the trials are asked once every trial is answered.
+     */
+    saveAnswers(listener: ListenerRow, questions: readonly Question[], when: 'before' | 'after', answers: Record<string, AnswerValue>): void {
+      if (when === 'after') {
+        const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
+        if (total === 0 || voted + skipped < total) throw conflict('not_finished', 'the questions after the trials are asked once every trial is answered');
+      }
+      saveAnswers(listener.id, when, questions.filter((q) => q.when === when).map((q) => q.id), answers);
     },
     recordScreening: db.transaction((listenerId: string, screening: ScreeningBody): void => {
       const { screening: stored, voted } = screeningOf.get(listenerId)!;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/open';
 import { DEFAULT_REJECTION_GROUNDS, Language, ListeningRequirement, REJECTION_GROUNDS, Screening } from '../../contract/study-definition';
 import { TrialSettings, type StudyIntro } from '../../contract/listener';
+import { Questions } from '../../contract/questionnaire';
 
 export type { StudyStatus } from '../../contract/constants';
 import type { StudyStatus } from '../../contract/constants';
@@ -25,6 +26,8 @@ const ServedDefinition = z.object({
   comments: z.boolean().default(false),
   /** what the approvals file may turn into REJECT; a definition stored before the setting gets the default */
   approvals: z.object({ rejectFor: z.array(z.enum(REJECTION_GROUNDS)) }).default({ rejectFor: DEFAULT_REJECTION_GROUNDS }),
+  questions: Questions,
+  trialComments: z.boolean().default(false),
   completion: z
     .object({
       code: z.string().nullable().default(null),
@@ -153,6 +156,8 @@ export function studyRepository(db: Db) {
         estimate: estimate(study),
         breakEvery: d.breakEvery ?? null,
         comments: d.comments,
+        questions: d.questions,
+        trialComments: d.trialComments,
       };
     },
   };

@@ -57,8 +57,8 @@ export function voteRepository(db: Db) {
     .pluck();
   const insert = db.prepare(`
     INSERT INTO votes (id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened,
-                       heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+                       heard_to_end, hidden_ms, response_ms, client_ts, server_ts, comment)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const complete = db.prepare(`
     UPDATE listeners SET completed_at = ?, completion_code = ?
     WHERE id = ? AND completed_at IS NULL`);
@@ -88,11 +88,12 @@ export function voteRepository(db: Db) {
         throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
       }
       if (trial.skipped) throw conflict('trial_skipped', 'this trial was skipped after its clip would not play', 'position');
+      if (vote.comment && !study.definition.trialComments) throw conflict('comments_not_asked', 'this study has no comment box on its trials', 'comment');
       const answer = trialKinds[trial.trial_kind].answer(vote, trial.first, study.definition.trial);
       const serverTs = new Date().toISOString();
       insert.run(
         vote.voteId, listener.id, trial.item_id, vote.position, answer.first, answer.chosen, answer.score, vote.playCount,
-        vote.secondsListened, vote.heardToEnd ? 1 : 0, vote.hiddenMs, vote.responseMs, vote.clientTs, serverTs,
+        vote.secondsListened, vote.heardToEnd ? 1 : 0, vote.hiddenMs, vote.responseMs, vote.clientTs, serverTs, vote.comment || null,
       );
       // The session's last open trial completes it.
       if (!trial.open_after && !openBefore.get(listener.id, vote.position)) {

@@ -352,6 +352,12 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
         .map((text) => ({ path: '/api/session/comments', body: json({ text }), headers: jsonHeaders(listenerToken) })),
       oddString.map((s) => ({ path: '/api/session/comments', body: json({ text: `${s}x` }), headers: jsonHeaders(listenerToken) })),
     ) },
+    // The fuzz study asks no questions: every body is refused (400 malformed, 409 not asked) and nothing is stored.
+    { route: 'POST /api/session/answers', shots: fc.oneof(
+      fc.record({ when: fc.constantFrom('before', 'after', 'during', 1, null), answers: fc.oneof(notAString, fc.constant({ age: 'x'.repeat(3000) }), fc.constant({})) })
+        .map((body) => ({ path: '/api/session/answers', body: json(body), headers: jsonHeaders(listenerToken) })),
+      oddString.map((s) => ({ path: '/api/session/answers', body: json({ when: 'before', answers: { [`${s}x`.slice(0, 60)]: s } }), headers: jsonHeaders(listenerToken) })),
+    ) },
     { route: 'GET /api/studies/:study/intro', shots: fc.oneof(badSegment, unknownStudy, fc.constant(DRAFT)).map((s) => ({ path: `/api/studies/${s}/intro`, headers: {} })) },
     { route: 'GET /api/session', shots: oddString.map((s) => ({ path: '/api/session', headers: { authorization: `Bearer ${enc(s)}z` } })) },
 

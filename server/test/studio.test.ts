@@ -161,6 +161,25 @@ describe('defining a study', () => {
     expect(built.status, built.text).toBe(200);
     expect(built.body).toMatchObject({ action: 'created', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });
     expect((await api('/api/studio/studies/mos')).body.itemsByKind).toEqual({ pair: 0, rating: 42, attention: 4, practice: 2 });
+    // The level its clips are served at, with the unit: the default P.56 active speech level.
+    expect(valid.body.audio).toBeNull();
+    expect(built.body.audio).toMatchObject({ level: '-26 dBov active speech level (ITU-T P.56 method B)', unit: 'dBov', dither: true, peakLimited: [] });
+  });
+
+  it('names every peak-limited clip in the build report, with its level in the study\'s unit', async () => {
+    // -6 LUFS is beyond what the demo's clips reach under a -1 dBFS peak: every one is held below it.
+    const yaml = `${demoYaml()}\nloudness:\n  measure: integrated\n  target: -6\n`;
+    expect((await api('/api/studio/studies', { body: { name: 'loud', yaml } })).status).toBe(201);
+    await upload('loud', 'captions', join(DEMO, 'captions'));
+    await upload('loud', 'judges', join(DEMO, 'judges'));
+    const built = await api('/api/studio/studies/loud/build', { method: 'POST' });
+    expect(built.status, built.text).toBe(200);
+    const audio = built.body.audio as { clips: number; unit: string; level: string; peakLimited: { clip: string; level: number; gainDb: number }[] };
+    expect(audio).toMatchObject({ unit: 'LUFS', level: '-6 LUFS integrated loudness (ITU-R BS.1770-4, K-weighted, gated)' });
+    expect(audio.peakLimited).toHaveLength(audio.clips);
+    const names = server.app.db.prepare("SELECT corpus || ':' || path FROM clips WHERE id IN (SELECT clip_id FROM served_clips WHERE study_id = 'loud') ORDER BY 1").pluck().all();
+    expect(audio.peakLimited.map((c) => c.clip).sort()).toEqual(names);
+    for (const c of audio.peakLimited) expect(c.level).toBeLessThan(-6);
   });
 
   it('refuses references the manifest lacks, naming line and field', async () => {

@@ -49,6 +49,10 @@ export interface SeedOptions {
   linkParameters?: string[];
   /** Offer the end-of-study comments box. */
   comments?: boolean;
+  /** Questions before/after the trials (study.yaml questions). */
+  questions?: StudyDefinitionInput['questions'];
+  /** A comment box on every trial (study.yaml trialComments). */
+  trialComments?: boolean;
   /**
    * A rating study instead of caption pairs (`pairs` then counts the rated items), its items as
    * kinds.md "Item rows" says: one rated system each, the caption shown (or none), attention
@@ -159,6 +163,8 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
       completion: { code: 'C0MPL3TE', redirectUrl: 'https://example.org/complete?cc=C0MPL3TE' },
       linkParameters: options.linkParameters ?? ['PROLIFIC_PID', 'STUDY_ID'],
       comments: options.comments ?? false,
+      questions: options.questions ?? [],
+      trialComments: options.trialComments ?? false,
       ...(options.rating?.minListenerCorrelation !== undefined && { exclusion: { minAttention: 0.75, minListenerCorrelation: options.rating.minListenerCorrelation } }),
     } satisfies StudyDefinitionInput);
     db.prepare('INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(

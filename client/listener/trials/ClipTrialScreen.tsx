@@ -79,7 +79,8 @@ export function ClipTrialScreen<Value>({
           onClick={t.toggle}
           aria-label={t.buffering ? m.loadingClip : t.playing ? m.pauseClip : m.playClip}
           aria-busy={t.buffering}
-          disabled={t.answered || t.failure !== null}
+          // After practice feedback the clip may be heard again, with the intended answer in view.
+          disabled={(t.answered && !feedback) || t.failure !== null}
         >
           <span aria-hidden="true" className={t.buffering ? 'icon-loading' : t.playing ? 'icon-pause' : 'icon-play'} />
         </button>
@@ -129,9 +130,24 @@ export function ClipTrialScreen<Value>({
 
       {children}
 
+      {env.trialComments && !feedback && (
+        <div className="trial-comment">
+          <label htmlFor={`comment-${spec.position}`}>{m.trialCommentLabel}</label>
+          <textarea
+            id={`comment-${spec.position}`}
+            rows={2}
+            maxLength={1000}
+            value={t.comment}
+            disabled={t.answered}
+            onChange={(e) => t.setComment(e.target.value)}
+          />
+        </div>
+      )}
+
       {feedback ? (
         <div className={feedback.correct ? 'feedback correct' : 'feedback wrong'} role="alert">
           <p>{texts.feedback(feedback)}</p>
+          <span className="muted listen-again">{m.listenAgain}</span>
           <button
             ref={continueButton}
             type="button"
@@ -185,13 +201,17 @@ export function AnswerGroup<Value>({
   optionClass,
   label,
   options,
+  intended = null,
 }: {
   t: Pick<ClipTrialState<Value>, 'unlocked' | 'answered' | 'selected' | 'choose'>;
   className: string;
   optionClass: string;
   label: string;
   options: Array<{ value: Value; content: ReactNode }>;
+  /** After practice feedback: the intended answer, marked in words on its option. */
+  intended?: Value | null;
 }) {
+  const m = useMessages();
   const refs = useRef<Array<HTMLButtonElement | null>>([]);
   const at = (v: Value | null) => options.findIndex((o) => o.value === v);
   const onKey = (e: KeyboardEvent<HTMLElement>) => {
@@ -215,11 +235,12 @@ export function AnswerGroup<Value>({
           role="radio"
           aria-checked={t.selected === o.value}
           tabIndex={tabStop === i ? 0 : -1}
-          className={t.selected === o.value ? `${optionClass} selected` : optionClass}
+          className={[optionClass, t.selected === o.value && 'selected', intended === o.value && 'intended'].filter(Boolean).join(' ')}
           disabled={!t.unlocked || t.answered}
           onClick={() => t.choose(o.value)}
         >
           {o.content}
+          {intended === o.value && <span className="intended-mark">{m.intendedMark}</span>}
         </button>
       ))}
     </div>

@@ -22,6 +22,8 @@ export function PairTrial(props: TrialProps<PairSpec, PairResponse>) {
   const m = useMessages();
   const t = useClipTrial(props, pairAnswers);
   const { spec } = props;
+  // Practice feedback says which caption was intended: the one chosen if right, else the other.
+  const intended: Side | null = t.feedback && t.selected !== null ? (t.feedback.correct ? t.selected : ((3 - t.selected) as Side)) : null;
   return (
     <ClipTrialScreen
       t={t}
@@ -36,7 +38,7 @@ export function PairTrial(props: TrialProps<PairSpec, PairResponse>) {
             <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose}
           </>
         ),
-        feedback: (fb) => (fb.correct ? m.correct : m.wrong),
+        feedback: (fb) => (fb.correct ? m.correct(intended!) : m.wrong(intended!)),
       }}
     >
       <AnswerGroup
@@ -44,6 +46,7 @@ export function PairTrial(props: TrialProps<PairSpec, PairResponse>) {
         className="captions"
         optionClass="caption"
         label={m.captions}
+        intended={intended}
         options={spec.captions.map((text, i) => ({
           value: (i + 1) as Side,
           content: (

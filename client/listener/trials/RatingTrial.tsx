@@ -64,6 +64,7 @@ export function RatingTrial(props: TrialProps<RatingSpec, RatingResponse>) {
         className={`scale scale-${top}`}
         optionClass="score"
         label={m.ratingScale}
+        intended={t.feedback?.score ?? null}
         options={points.map((p) => ({
           value: p.value,
           content: (

@@ -74,6 +74,8 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
   const [index, setIndex] = useState(0);
   const [played, setPlayed] = useState<'no' | 'playing' | 'done'>('no');
   const [calibrating, setCalibrating] = useState(false);
+  /** The calibration sound has been played on this screen (it must be, before the volume is said to be set). */
+  const [calibrated, setCalibrated] = useState(false);
   const correct = useRef(0);
   const source = useRef<AudioBufferSourceNode | null>(null);
   const done = useRef(false);
@@ -111,8 +113,14 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
     } else {
       play(calibrationTone(env.audio.sampleRate), true);
       setCalibrating(true);
+      setCalibrated(true);
     }
   };
+  // Once the sound plays, the next step is to say the volume is set (the sound keeps playing until then).
+  const volumeSet = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (calibrating) volumeSet.current?.focus();
+  }, [calibrating]);
 
   const playRound = () => {
     if (played !== 'no') return;
@@ -174,13 +182,15 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
           <p>{m.putOnHeadphones}</p>
           <p>{m.setVolume}</p>
           <div className="actions">
-            <button type="button" className="secondary" onClick={toggleCalibration} aria-pressed={calibrating}>
+            {/* The sound first: Enter on arrival plays it, and "Volume is set" waits until it has been heard. */}
+            <button type="button" className="secondary" autoFocus onClick={toggleCalibration} aria-pressed={calibrating}>
               {calibrating ? m.stopSound : m.playCalibration}
             </button>
             <button
+              ref={volumeSet}
               type="button"
               className="primary"
-              autoFocus
+              disabled={!calibrated}
               onClick={() => {
                 stop();
                 setCalibrating(false);

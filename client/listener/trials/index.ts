@@ -6,8 +6,8 @@ import { RatingTrial, type RatingResponse } from './RatingTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { TrialComponent, TrialFeedback } from './types';
 
-/** What any trial kind answers with: its answer fields and how the clip was listened to. */
-export type TrialResponse = ListeningRecord & Answer;
+/** What any trial kind answers with: its answer fields, how the clip was listened to, and the listener's comment if any. */
+export type TrialResponse = ListeningRecord & Answer & { comment?: string };
 
 type KindOf<K extends Trial['kind']> = Extract<Trial, { kind: K }>;
 

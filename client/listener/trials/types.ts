@@ -23,6 +23,8 @@ export interface TrialEnv {
   question: string;
   /** The study's `trial:` settings (for ratings: the scale every trial shows). */
   trial: TrialSettings;
+  /** Offer an optional comment box on the trial (study.yaml trialComments); sent with the vote. */
+  trialComments?: boolean;
 }
 
 export interface TrialProps<Spec, Response> {

@@ -62,6 +62,8 @@ export function useClipTrial<Value, Answer>(
   const [shortcuts, setShortcuts] = useState(shortcutsOn);
   const [feedback, setFeedback] = useState<TrialFeedback | null>(null);
   const [sending, setSending] = useState(false);
+  /** The optional comment (study.yaml trialComments), sent with the answer. */
+  const [comment, setComment] = useState('');
   const answered = useRef(false);
   const root = useRef<HTMLElement>(null);
 
@@ -122,7 +124,8 @@ export function useClipTrial<Value, Answer>(
   }, [ready, spec.position]);
 
   const toggle = useCallback(() => {
-    if (answered.current) return;
+    // Answered: no more listening, except to hear a practice clip again beside its feedback.
+    if (answered.current && !feedback) return;
     const a = clip.audio;
     if (a.paused)
       a.play().catch((e: unknown) => {
@@ -132,7 +135,7 @@ export function useClipTrial<Value, Answer>(
         setFailure((f) => f ?? { problem: 'play_failed', detail: e instanceof Error ? e.name : null });
       });
     else a.pause();
-  }, [clip]);
+  }, [clip, feedback]);
 
   const { answer } = model;
   const confirm = useCallback(() => {
@@ -141,12 +144,13 @@ export function useClipTrial<Value, Answer>(
     clip.audio.pause();
     performance.mark(`earmark:choice:${spec.position}`);
     setSending(true);
-    void finish({ ...answer(selected), ...tracker.record() }).then((fb) => {
+    const note = env.trialComments ? comment.trim() : '';
+    void finish({ ...answer(selected), ...tracker.record(), ...(note && { comment: note }) }).then((fb) => {
       setSending(false);
       if (fb) setFeedback(fb);
       else advance();
     });
-  }, [selected, tracker, env.listening, clip, spec.position, finish, advance, answer]);
+  }, [selected, tracker, env.listening, env.trialComments, comment, clip, spec.position, finish, advance, answer]);
 
   const choose = useCallback(
     (v: Value) => {
@@ -225,6 +229,8 @@ export function useClipTrial<Value, Answer>(
     selected,
     choose,
     confirm,
+    comment,
+    setComment,
     sending,
     feedback,
     answered: answered.current,

@@ -51,12 +51,14 @@ export interface ExportListener {
   /** end-of-study comments, when the study asks for them and the listener gave some */
   comments: string | null;
 }
-export interface ExportRows {
+/** `Votes`: an array as rows() reads them, or an iterable a snapshot reads as it goes. */
+export interface ExportRows<Votes extends Iterable<ExportVote> = ExportVote[]> {
   studyId: string;
   /** the study's stored definition: the rules and link parameters of study.json and listeners.csv */
   definition: StudyDefinition;
   items: ExportItem[];
-  votes: ExportVote[];
+  /** every vote in the order stored; iterable more than once (a snapshot reads them again each pass) */
+  votes: Votes;
   judgeScores: ExportJudgeScore[];
   listeners: ExportListener[];
 }
@@ -92,24 +94,37 @@ export function exportRepository(db: Db) {
     SELECT id, created_at, completed_at, screening, external, completion_code, comments FROM listeners
     WHERE study_id = ? ORDER BY created_at, rowid`);
   const definition = db.prepare<[string], { definition: string }>('SELECT definition FROM studies WHERE id = ?');
+  const read = <Votes extends Iterable<ExportVote>>(studyId: string, votesOf: Votes): ExportRows<Votes> => ({
+    studyId,
+    definition: StudyDefinition.parse(JSON.parse(definition.get(studyId)!.definition)),
+    items: items.all(studyId),
+    votes: votesOf,
+    judgeScores: judgeScores.all(studyId),
+    listeners: listeners.all(studyId).map((l) => ({
+      listener_id: l.id,
+      started_at: l.created_at,
+      completed_at: l.completed_at,
+      screening: screeningOutcome(l.screening),
+      external: JSON.parse(l.external) as Record<string, string>,
+      completion_code: l.completion_code,
+      comments: l.comments,
+    })),
+  });
   return {
-    rows: db.transaction(
-      (studyId: string): ExportRows => ({
-        studyId,
-        definition: StudyDefinition.parse(JSON.parse(definition.get(studyId)!.definition)),
-        items: items.all(studyId),
-        votes: votes.all(studyId),
-        judgeScores: judgeScores.all(studyId),
-        listeners: listeners.all(studyId).map((l) => ({
-          listener_id: l.id,
-          started_at: l.created_at,
-          completed_at: l.completed_at,
-          screening: screeningOutcome(l.screening),
-          external: JSON.parse(l.external) as Record<string, string>,
-          completion_code: l.completion_code,
-          comments: l.comments,
-        })),
-      }),
-    ),
+    rows: db.transaction((studyId: string): ExportRows => read(studyId, votes.all(studyId))),
+    /**
+     * The same rows for a download, in a read transaction the caller ends with end(): the votes
+     * are read as they are iterated (each pass a new query of the same snapshot), so a million
+     * votes are never in memory at once. The connection is the caller's alone until end().
+     */
+    snapshot(studyId: string): ExportRows<Iterable<ExportVote>> & { end(): void } {
+      db.exec('BEGIN');
+      try {
+        return { ...read<Iterable<ExportVote>>(studyId, { [Symbol.iterator]: () => votes.iterate(studyId) }), end: () => db.exec('COMMIT') };
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
   };
 }

@@ -1,0 +1,306 @@
+/**
+ * The live figures — dashboard, live JSON and HTML report, participants table, approvals file and
+ * the export (JSON and zip) — computed by a thread of their own with its own read-only connection
+ * to the database file, so a report of 200,000 votes (seconds of CPU) never holds up the event
+ * loop that serves listeners. The thread calls the same functions the offline paths call
+ * (dashboard, liveReport, participantTable, approvalsCsv, bundleChunks), so live = offline.
+ *
+ * - Cached per study: a figure is kept with the study's version (its last committed vote, its
+ *   listeners' counts, its status and definition; liveRepository.version) and given again while
+ *   that is unchanged, so polling an unchanged study costs one small query in the thread (none when
+ *   nothing at all was committed since: PRAGMA data_version).
+ * - At most one computation per figure and study at a time: a request for one in flight shares it
+ *   (here, on the event loop's side), and the thread computes one figure at a time.
+ * - Exports are streamed: the thread reads the votes as it writes the files (a snapshot on a
+ *   connection of the stream's own) and hands over pieces of about 256 KiB only as fast as the
+ *   HTTP response takes them, so memory stays bounded whatever the study's size.
+ * - The thread runs at the lowest CPU priority (nice 19) where the OS allows it: on a busy
+ *   machine, listeners' requests and the vote writer come first.
+ */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { Readable } from 'node:stream';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { renderReportHtml } from '../analysis/html';
+import { zipBundleChunks } from '../analysis/bundle-zip';
+import { Dashboard, ParticipantTable } from '../contract/reports';
+import type { StaffRole } from '../contract/constants';
+import { openDatabase, type Db } from '../db/open';
+import { bundleChunks, type ExportView } from './bundle';
+import { dashboard, liveReport } from './live-report';
+import { approvalsCsv, participantTable } from './participants';
+import { exportRepository } from './store/export';
+import { liveRepository } from './store/live';
+import { metaRepository } from './store/meta';
+
+/** A figure computed whole and sent as text. */
+export type FigureKind = 'dashboard' | 'report' | 'html' | 'participants' | 'approvals';
+type Ask =
+  | { id: number; figure: FigureKind; study: string; status: Dashboard['status'] }
+  | { id: number; stream: 'json' | 'zip'; study: string; role: StaffRole }
+  | { id: number; pull: true }
+  | { id: number; cancel: true }
+  | { close: true };
+type Answer =
+  | { id: number; text: string; computed: number }
+  | { id: number; chunk: Uint8Array }
+  | { id: number; end: true }
+  | { id: number; failed: string };
+
+interface FiguresData {
+  liveFigures: { file: string };
+}
+
+export interface LiveFigures {
+  /** The figure as the route sends it: JSON text (dashboard, report, participants), HTML (html) or CSV (approvals). */
+  figure(kind: FigureKind, study: string, status?: Dashboard['status']): Promise<string>;
+  /** The study's export as `role` may see it: the bundle's JSON object, or the bundle zipped under `<study>-bundle/`. */
+  bundle(study: string, role: StaffRole, format: 'json' | 'zip'): Readable;
+  /** How many figures the thread has computed rather than taken from its cache, as of its last answer. */
+  computations(): number;
+  close(): Promise<void>;
+}
+
+/** A stream's pieces of text are gathered to about this size before they cross to the event loop. */
+const PIECE = 256 * 1024;
+
+/** Starts the figures thread on the database file; resolves once its connection is open. */
+export async function startLiveFigures(file: string): Promise<LiveFigures> {
+  const data: FiguresData = { liveFigures: { file } };
+  const pending = new Map<number, { resolve: (text: string) => void; reject: (e: unknown) => void }>();
+  const streams = new Map<number, Readable>();
+  const inFlight = new Map<string, Promise<string>>();
+  let nextId = 0;
+  let computed = 0;
+  let worker: Worker | null = null;
+  let starting: Promise<Worker> | null = null;
+  let closing = false;
+
+  const failAll = (error: Error) => {
+    worker = null;
+    starting = null;
+    for (const { reject } of pending.values()) reject(error);
+    pending.clear();
+    for (const stream of streams.values()) stream.destroy(error);
+    streams.clear();
+  };
+  // A thread that died (out of memory on a huge report, say) fails what it was doing; the next request starts another.
+  const thread = (): Promise<Worker> => {
+    if (worker) return Promise.resolve(worker);
+    if (starting) return starting;
+    const w = new Worker(new URL('./live-figures-thread.mjs', import.meta.url), { workerData: data });
+    starting = new Promise<Worker>((resolve, reject) => {
+      w.once('message', () => resolve((worker = w)));
+      w.once('error', reject);
+    });
+    w.on('message', (answer: Answer | 'ready') => {
+      if (answer === 'ready') return;
+      if ('text' in answer) {
+        computed = answer.computed;
+        pending.get(answer.id)?.resolve(answer.text);
+        pending.delete(answer.id);
+      } else if ('chunk' in answer) {
+        streams.get(answer.id)?.push(answer.chunk);
+      } else if ('end' in answer) {
+        streams.get(answer.id)?.push(null);
+        streams.delete(answer.id);
+      } else {
+        const error = new Error(answer.failed);
+        pending.get(answer.id)?.reject(error);
+        pending.delete(answer.id);
+        streams.get(answer.id)?.destroy(error);
+        streams.delete(answer.id);
+      }
+    });
+    w.on('error', (error) => failAll(error));
+    w.on('exit', (code) => {
+      if (!closing) failAll(new Error(`the live figures thread stopped (exit code ${code})`));
+    });
+    return starting;
+  };
+  const send = (ask: Ask) => {
+    void thread().then((w) => w.postMessage(ask), (error: Error) => failAll(error));
+  };
+
+  await thread();
+  return {
+    figure(kind, study, status = 'open') {
+      const key = `${kind}\u0000${study}\u0000${kind === 'dashboard' ? status : ''}`;
+      let shared = inFlight.get(key);
+      if (!shared) {
+        const id = nextId++;
+        shared = new Promise<string>((resolve, reject) => {
+          pending.set(id, { resolve, reject });
+          send({ id, figure: kind, study, status });
+        }).finally(() => inFlight.delete(key));
+        inFlight.set(key, shared);
+      }
+      return shared;
+    },
+    bundle(study, role, format) {
+      const id = nextId++;
+      const stream = new Readable({
+        highWaterMark: 4 * PIECE,
+        read: () => send({ id, pull: true }),
+        destroy: (error, callback) => {
+          // The client went away (or the thread failed): the thread stops reading and ends its snapshot.
+          if (streams.delete(id)) send({ id, cancel: true });
+          callback(error);
+        },
+      });
+      streams.set(id, stream);
+      send({ id, stream: format, study, role });
+      return stream;
+    },
+    computations: () => computed,
+    async close() {
+      closing = true;
+      const w = worker ?? (starting ? await starting.catch(() => null) : null);
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      w.postMessage({ close: true } satisfies Ask);
+      await exited;
+    },
+  };
+}
+
+/** The export's pieces of text as one JSON object, {"items.csv": "…", …}, written as it is read. */
+function* jsonObject(files: Iterable<[string, Iterable<string>]>): Generator<string> {
+  let separator = '{';
+  for (const [name, chunks] of files) {
+    yield `${separator}${JSON.stringify(name)}:"`;
+    separator = ',';
+    for (const chunk of chunks) yield JSON.stringify(chunk).slice(1, -1);
+    yield '"';
+  }
+  yield separator === '{' ? '{}' : '}';
+}
+
+/** Text pieces gathered to about PIECE characters, as bytes. */
+function* gathered(texts: Iterable<string>): Generator<Uint8Array> {
+  const encoder = new TextEncoder();
+  let piece = '';
+  for (const text of texts) {
+    piece += text;
+    if (piece.length >= PIECE) {
+      yield encoder.encode(piece);
+      piece = '';
+    }
+  }
+  if (piece) yield encoder.encode(piece);
+}
+
+/** One study's export as bytes, from a snapshot on a connection of its own (closed when the stream ends or is cancelled). */
+function* exportBytes(file: string, study: string, view: ExportView, format: 'json' | 'zip'): Generator<Uint8Array> {
+  const db = openDatabase(file, { readonly: true });
+  try {
+    const rows = exportRepository(db).snapshot(study);
+    try {
+      const files = bundleChunks(rows, view);
+      yield* format === 'zip' ? zipBundleChunks(`${study}-bundle`, files) : gathered(jsonObject(files));
+    } finally {
+      rows.end();
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** Lowers this thread (not the process) to nice 19 on Linux, where a thread has its own id; elsewhere it keeps its priority. */
+function lowerPriority(): void {
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 19);
+  } catch {
+    // no /proc (not Linux) or not permitted: the figures still run, only at normal priority
+  }
+}
+
+function serveFigures(file: string): void {
+  lowerPriority();
+  const db: Db = openDatabase(file, { readonly: true });
+  const live = liveRepository(db);
+  const pseudonymKey = metaRepository(db).pseudonymKey();
+  const cache = new Map<string, { dataVersion: number; version: string; text: string }>();
+  const streams = new Map<number, { bytes: Generator<Uint8Array>; credit: number }>();
+  let computed = 0;
+
+  const compute = (kind: FigureKind, study: string, status: Dashboard['status']): string => {
+    switch (kind) {
+      case 'dashboard':
+        return JSON.stringify(Dashboard.parse(dashboard(db, study, status)));
+      case 'report':
+        return JSON.stringify(liveReport(db, study).report);
+      case 'html':
+        return renderReportHtml(liveReport(db, study).report);
+      case 'participants':
+        return JSON.stringify(ParticipantTable.parse({ study, participants: participantTable(db, study) }));
+      case 'approvals':
+        return approvalsCsv(participantTable(db, study));
+    }
+  };
+  const figure = (kind: FigureKind, study: string, status: Dashboard['status']): string => {
+    const key = `${kind}\u0000${study}\u0000${kind === 'dashboard' ? status : ''}`;
+    const dataVersion = db.pragma('data_version', { simple: true }) as number;
+    const held = cache.get(key);
+    if (held && held.dataVersion === dataVersion) return held.text;
+    const version = live.version(study);
+    if (held && held.version === version) {
+      held.dataVersion = dataVersion;
+      return held.text;
+    }
+    const text = compute(kind, study, status);
+    computed++;
+    cache.set(key, { dataVersion, version, text });
+    return text;
+  };
+  const pump = (id: number) => {
+    const stream = streams.get(id);
+    if (!stream) return;
+    try {
+      while (stream.credit > 0) {
+        const next = stream.bytes.next();
+        if (next.done) {
+          streams.delete(id);
+          parentPort!.postMessage({ id, end: true } satisfies Answer);
+          return;
+        }
+        stream.credit--;
+        const chunk = next.value;
+        parentPort!.postMessage({ id, chunk } satisfies Answer, [chunk.buffer as ArrayBuffer]);
+      }
+    } catch (error) {
+      streams.delete(id);
+      parentPort!.postMessage({ id, failed: error instanceof Error ? error.message : String(error) } satisfies Answer);
+    }
+  };
+
+  parentPort!.on('message', (ask: Ask) => {
+    if ('close' in ask) {
+      for (const { bytes } of streams.values()) bytes.return(undefined);
+      db.close();
+      process.exit(0);
+    }
+    const { id } = ask;
+    if ('figure' in ask) {
+      try {
+        const text = figure(ask.figure, ask.study, ask.status);
+        parentPort!.postMessage({ id, text, computed } satisfies Answer);
+      } catch (error) {
+        parentPort!.postMessage({ id, failed: error instanceof Error ? error.message : String(error) } satisfies Answer);
+      }
+    } else if ('stream' in ask) {
+      const view: ExportView = ask.role === 'researcher' ? { role: 'researcher' } : { role: 'analyst', pseudonymKey };
+      streams.set(id, { bytes: exportBytes(file, ask.study, view, ask.stream), credit: 0 });
+    } else if ('pull' in ask) {
+      const stream = streams.get(id);
+      if (stream) stream.credit++;
+      pump(id);
+    } else {
+      streams.get(id)?.bytes.return(undefined);
+      streams.delete(id);
+    }
+  });
+  parentPort!.postMessage('ready');
+}
+
+if (!isMainThread && (workerData as Partial<FiguresData> | null)?.liveFigures) serveFigures((workerData as FiguresData).liveFigures.file);

@@ -14,7 +14,7 @@
  * - Exports are streamed: the thread reads the votes as it writes the files (a snapshot on a
  *   connection of the stream's own) and hands over pieces of about 256 KiB only as fast as the
  *   HTTP response takes them, so memory stays bounded whatever the study's size.
- * - The thread runs at the lowest CPU priority (nice 19) where the OS allows it: on a busy
+ * - The thread runs at a lower CPU priority (nice 10) where the OS allows it: on a busy
  *   machine, listeners' requests and the vote writer come first.
  */
 import { readlinkSync } from 'node:fs';
@@ -206,10 +206,17 @@ function* exportBytes(file: string, study: string, view: ExportView, format: 'js
   }
 }
 
-/** Lowers this thread (not the process) to nice 19 on Linux, where a thread has its own id; elsewhere it keeps its priority. */
+/**
+ * How far the figures thread yields the CPU: at nice 10 a busy core gives it about a tenth of the
+ * time of the event loop or the vote writer (nice 0), and all the time nobody else wants. (Nice 19,
+ * a seventieth, starved the figures whenever anything else on the machine was busy.)
+ */
+const NICE = 10;
+
+/** Lowers this thread (not the process) to NICE on Linux, where a thread has its own id; elsewhere it keeps its priority. */
 function lowerPriority(): void {
   try {
-    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 19);
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), NICE);
   } catch {
     // no /proc (not Linux) or not permitted: the figures still run, only at normal priority
   }

@@ -9,7 +9,9 @@ import type { Db } from '../db/open';
 import type { ParticipantRow } from '../contract/reports';
 import { liveReport } from './live-report';
 import { liveRepository } from './store/live';
-import { platformId } from './pseudonym';
+
+/** The platform's id of a listener: Prolific's, else MTurk's worker id. */
+const PARTICIPANT_PARAMETERS = ['PROLIFIC_PID', 'workerId'] as const;
 
 /**
  * Prolific's rejection categories (its API's `rejection_category`) for each exclusion reason;
@@ -36,7 +38,7 @@ export function participantTable(db: Db, studyId: string): ParticipantRow[] {
     const exclusion = excluded.get(l.id);
     const excludedFor = exclusion?.reasons ?? [];
     const seen = attention.get(l.id);
-    const participant = platformId(l.external);
+    const participant = PARTICIPANT_PARAMETERS.map((p) => l.external[p]).find((v) => v !== undefined && v !== '') ?? null;
     const progress = { done: l.done, total: l.total };
     let decision: ParticipantRow['decision'] = 'APPROVE';
     let reason = `completed ${l.done} of ${l.total} trials${seen ? `; attention checks ${seen.correct}/${seen.answered} right` : ''}`;

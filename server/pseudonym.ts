@@ -5,11 +5,9 @@
  * that secret (docs/security.md, "Roles").
  */
 import { createHmac } from 'node:crypto';
+import { PARTICIPANT_PARAMETERS } from './store/sessions';
 
-/** The link parameters that carry the platform's id of a listener: Prolific's, else MTurk's worker id. */
-export const PARTICIPANT_PARAMETERS = ['PROLIFIC_PID', 'workerId'] as const;
-
-/** The listener's platform id from its recorded link parameters, or null when it came without one. */
+/** The listener's platform id from its recorded link parameters (the first that names a person, as sessions take it), or null when it came without one. */
 export function platformId(external: Record<string, string>): string | null {
   return PARTICIPANT_PARAMETERS.map((p) => external[p]).find((v) => v !== undefined && v !== '') ?? null;
 }

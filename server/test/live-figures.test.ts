@@ -139,7 +139,7 @@ describe('roles: who sees what identifies a participant', () => {
 
     // Nothing an analyst can download names the participant on the platform or resumes their session.
     const zip = await fetch(`${server.url}/api/studio/studies/${BIG}/export.zip`, { headers: { authorization: `Bearer ${analyst}` } });
-    const zipped = Object.values(unzipSync(new Uint8Array(await zip.arrayBuffer()))).map(strFromU8).join('\n');
+    const zipped = Object.values(unzipSync(new Uint8Array(await zip.arrayBuffer()))).map((bytes) => strFromU8(bytes)).join('\n');
     const texts = [
       (await api(`/api/studio/studies/${BIG}/export`, analyst)).text,
       zipped,

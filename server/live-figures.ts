@@ -72,8 +72,8 @@ const STREAM_CACHE_KIB = -2048;
  */
 const YOUNG_GENERATION_MB = 8;
 
-/** Starts the figures thread on the database file; resolves once its connection is open. */
-export async function startLiveFigures(file: string): Promise<LiveFigures> {
+/** Starts the figures thread on the database file. */
+export function startLiveFigures(file: string): LiveFigures {
   const data: FiguresData = { liveFigures: { file } };
   const pending = new Map<number, { resolve: (text: string) => void; reject: (e: unknown) => void }>();
   const streams = new Map<number, Readable>();
@@ -87,10 +87,13 @@ export async function startLiveFigures(file: string): Promise<LiveFigures> {
   const failAll = (error: Error) => {
     worker = null;
     starting = null;
-    for (const { reject } of pending.values()) reject(error);
+    const waiting = [...pending.values()];
+    const open = [...streams.values()];
     pending.clear();
-    for (const stream of streams.values()) stream.destroy(error);
     streams.clear();
+    for (const { reject } of waiting) reject(error);
+    // Already out of `streams`, so their destroy sends the dead thread no cancel.
+    for (const stream of open) stream.destroy(error);
   };
   // A thread that died (out of memory on a huge report, say) fails what it was doing; the next request starts another.
   const thread = (): Promise<Worker> => {
@@ -130,7 +133,9 @@ export async function startLiveFigures(file: string): Promise<LiveFigures> {
     void thread().then((w) => w.postMessage(ask), (error: Error) => failAll(error));
   };
 
-  await thread();
+  // Started now but not waited for (a loaded machine takes seconds to load a thread's modules): the first
+  // request waits for it instead of the server's start, and one that fails to start is tried again.
+  thread().catch(() => undefined);
   return {
     figure(kind, study, status = 'open') {
       const key = `${kind}\u0000${study}\u0000${kind === 'dashboard' ? status : ''}`;

@@ -14,7 +14,7 @@ export const liveFiguresPlugin = fp<{ file: string }>(
   async (app, { file }) => {
     // The thread's connection is read-only: the pseudonym secret is made here, before it starts.
     metaRepository(app.db).ensurePseudonymKey();
-    const figures = await startLiveFigures(file);
+    const figures = startLiveFigures(file);
     app.decorate('liveFigures', figures);
     app.addHook('onClose', () => figures.close());
   },

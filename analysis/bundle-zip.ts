@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
-import { strToU8, unzipSync, zipSync } from 'fflate';
+import { strToU8, unzipSync, Zip, ZipDeflate } from 'fflate';
 
 export class BundleZipError extends Error {
   constructor(readonly file: string, problem: string) {
@@ -15,9 +15,36 @@ export class BundleZipError extends Error {
   }
 }
 
-/** The bundle's files (name → text) zipped under `<folder>/`. */
-export function zipBundle(folder: string, files: Record<string, string>): Uint8Array {
-  return zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [`${folder}/${name}`, strToU8(text)])));
+/** Text gathered into pieces of about this size before it is deflated. */
+const ZIP_PIECE = 256 * 1024;
+
+/**
+ * The bundle's files (name → the pieces of its text, as bundleFileChunks makes them) zipped under
+ * `<folder>/`, as the zip's bytes in order: each file is deflated while it is read, so neither a
+ * file nor the archive is ever held whole.
+ */
+export function* zipBundleChunks(folder: string, files: Iterable<[string, Iterable<string>]>): Generator<Uint8Array> {
+  const out: Uint8Array[] = [];
+  const zip = new Zip((error, data) => {
+    if (error) throw error;
+    out.push(data);
+  });
+  for (const [name, chunks] of files) {
+    const entry = new ZipDeflate(`${folder}/${name}`, { level: 6 });
+    zip.add(entry);
+    let piece = '';
+    for (const text of chunks) {
+      piece += text;
+      if (piece.length < ZIP_PIECE) continue;
+      entry.push(strToU8(piece));
+      piece = '';
+      yield* out.splice(0);
+    }
+    entry.push(strToU8(piece), true);
+    yield* out.splice(0);
+  }
+  zip.end();
+  yield* out.splice(0);
 }
 
 /** True when the file starts with a zip signature (a local header, or an empty archive's end record). */

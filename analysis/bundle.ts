@@ -904,11 +904,19 @@ export async function writeBundle(dir: string, bundle: BundleToWrite): Promise<v
 
 export type BundleTexts = Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', string> & Partial<Record<'listeners.csv' | 'ratings.csv' | 'study.json', string>>;
 
-/** The bundle's files as text, for an HTTP download of a live study. */
+/**
+ * The bundle's files in the spec's order, each as the pieces of its text (a CSV file line by line,
+ * study.json whole), made as they are read: a download streams them without holding a file.
+ */
+export function* bundleFileChunks(bundle: BundleToWrite): Iterable<[keyof BundleTexts, Iterable<string>]> {
+  for (const [file, t] of Object.entries(bundleTables(bundle))) yield [file as keyof BundleTexts, csvLines(t.header, t.rows)];
+  if (bundle.study) yield ['study.json', [studyText(bundle.study)]];
+}
+
+/** The bundle's files as text. */
 export function bundleTexts(bundle: BundleToWrite): BundleTexts {
   const texts: Record<string, string> = {};
-  for (const [file, t] of Object.entries(bundleTables(bundle))) texts[file] = [...csvLines(t.header, t.rows)].join('');
-  if (bundle.study) texts['study.json'] = studyText(bundle.study);
+  for (const [file, chunks] of bundleFileChunks(bundle)) texts[file] = [...chunks].join('');
   return texts as BundleTexts;
 }
 

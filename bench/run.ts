@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --only ingest,turnaround,audio,analysis,import] [--quick]
+ * npm run bench [-- --only ingest,turnaround,audio,analysis,import,live] [--quick]
  *
  * Runs each group of figures (≥ 3 measured runs each; --quick: 1), prints the table (median,
  * same-run baseline, ratio, budget, PASS/MISS with the reason for a miss) and writes
@@ -12,6 +12,7 @@ import { benchAnalysis } from './figures/analysis';
 import { benchAudio } from './figures/audio';
 import { benchImport } from './figures/import';
 import { benchIngest } from './figures/ingest';
+import { benchLive } from './figures/live';
 import type { BenchOptions } from './figures/options';
 import { benchTurnaround } from './figures/turnaround';
 import { removeTemps } from './lib/corpus';
@@ -23,6 +24,7 @@ const groups: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   audio: benchAudio,
   analysis: benchAnalysis,
   import: benchImport,
+  live: benchLive,
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });

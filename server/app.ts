@@ -6,6 +6,7 @@ import { audioPlugin } from './plugins/audio';
 import { authPlugin } from './plugins/auth';
 import { connectionsPlugin, defaultConnectionLimits, serverTimeouts, type ConnectionLimits } from './plugins/connections';
 import { dbPlugin } from './plugins/db';
+import { liveFiguresPlugin } from './plugins/live-figures';
 import { clientError, defaultRateLimits, frameworkError, securityPlugin, type RateLimits } from './plugins/security';
 import { clientRoutes } from './routes/client';
 import { listenerRoutes } from './routes/listener';
@@ -58,6 +59,7 @@ export async function buildApp(
   const rateLimits = { ...defaultRateLimits, ...options.rateLimits };
   await app.register(securityPlugin, { rateLimits });
   await app.register(dbPlugin, { file: databaseFile(config), synchronous: config.synchronous });
+  await app.register(liveFiguresPlugin, { file: databaseFile(config) });
   await app.register(authPlugin, { rateLimits });
   await app.register(audioPlugin);
 

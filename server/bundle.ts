@@ -1,9 +1,13 @@
 import {
-  buildBundle, bundleTexts, writeBundle, type Bundle, type BundleTexts, type BundleToWrite, type BundleVote, type RatingToWrite,
+  buildBundle, bundleFileChunks, bundleTexts, writeBundle, type Bundle, type BundleTexts, type BundleToWrite, type BundleVote, type RatingToWrite,
 } from '../analysis/bundle';
 import type { StudySettings } from '../analysis/study-settings';
 import { answerCell } from '../contract/questionnaire';
-import type { ExportRows } from './store/export';
+import { platformId, pseudonym } from './pseudonym';
+import type { ExportRows, ExportVote } from './store/export';
+
+/** Rows with their votes in memory or read as they go (a snapshot). */
+type Rows = ExportRows<Iterable<ExportVote>>;
 import { trialKinds } from './store/trials';
 
 // What a vote records beyond the spec's columns (votes.csv's four, ratings.csv's five), written after them.
@@ -13,9 +17,20 @@ const EXTRA_VOTE_COLUMNS = [
 // listeners.csv after the study's link parameters: the completion code the listener was shown, then (in a
 // study that asks for them) the listener's end-of-study comments.
 const MORE_LISTENER_COLUMNS = ['completion_code'] as const;
+/** The column an analyst's listeners.csv has in place of the link parameters. */
+const PSEUDONYM_COLUMN = 'participant_pseudonym';
+
+/**
+ * Whom an export is for (docs/security.md, "Roles"): a researcher's listeners.csv keeps the link
+ * parameters the study records (PROLIFIC_PID, STUDY_ID, SESSION_ID, …), which identify the
+ * participant on the platform and resume their session; an analyst's has the listener id and a
+ * keyed pseudonym of the platform id instead.
+ */
+export type ExportView = { role: 'researcher' } | { role: 'analyst'; pseudonymKey: string };
+const RESEARCHER: ExportView = { role: 'researcher' };
 
 /** study.json: the settings and rules the analysis applies, as the study defines them (analysis-spec §1). */
-function studySettings(rows: ExportRows, exportedAt: string): StudySettings {
+function studySettings(rows: Rows, exportedAt: string): StudySettings {
   const { definition } = rows;
   const e = definition.exclusion;
   return {
@@ -40,22 +55,34 @@ function studySettings(rows: ExportRows, exportedAt: string): StudySettings {
   };
 }
 
-/** A study's export rows in the analysis module's bundle shape (the one CSV writer). */
-function toBundle(rows: ExportRows, exportedAt = new Date().toISOString()): BundleToWrite {
+/** The answers that go to one export file, in the order stored; read again on each pass, as the votes are. */
+function answersIn<T extends BundleVote | RatingToWrite>(votes: Iterable<ExportVote>, file: 'votes.csv' | 'ratings.csv'): Iterable<T> {
+  return {
+    *[Symbol.iterator]() {
+      for (const vote of votes) {
+        const { item_id, listener_id, trial_kind, system_a, utterance_id, first, chosen, score, ...extra } = vote;
+        const to = trialKinds[trial_kind].answers;
+        if (to.file === file) yield to.row(vote, extra) as T;
+      }
+    },
+  };
+}
+
+/** A study's export rows in the analysis module's bundle shape (the one CSV writer), as `view` may see them. */
+function toBundle(rows: Rows, view: ExportView = RESEARCHER, exportedAt = new Date().toISOString()): BundleToWrite {
   const links = rows.definition.linkParameters;
   const questions = rows.definition.questions;
-  // Each answer goes to its kind's file; a rating study's bundle has ratings.csv even before its first rating.
-  const answers: { 'votes.csv': BundleVote[]; 'ratings.csv': RatingToWrite[] } = { 'votes.csv': [], 'ratings.csv': [] };
-  for (const vote of rows.votes) {
-    const { item_id, listener_id, trial_kind, system_a, utterance_id, first, chosen, score, ...extra } = vote;
-    const to = trialKinds[trial_kind].answers;
-    if (to.file === 'votes.csv') answers['votes.csv'].push(to.row(vote, extra));
-    else answers['ratings.csv'].push(to.row(vote, extra));
-  }
+  const comments = rows.definition.comments ? ['comments'] : [];
+  const identifying = (external: Record<string, string>) => {
+    if (view.role === 'researcher') return Object.fromEntries(links.map((p) => [p, external[p] ?? '']));
+    const id = platformId(external);
+    return { [PSEUDONYM_COLUMN]: id === null ? '' : pseudonym(view.pseudonymKey, id) };
+  };
   return {
     items: rows.items.map((i) => trialKinds[i.trial_kind].bundleItem(i)),
-    votes: answers['votes.csv'],
-    ...(trialKinds[rows.definition.trial.kind].answers.file === 'ratings.csv' && { ratings: answers['ratings.csv'] }),
+    // Each answer goes to its kind's file; a rating study's bundle has ratings.csv even before its first rating.
+    votes: answersIn<BundleVote>(rows.votes, 'votes.csv'),
+    ...(trialKinds[rows.definition.trial.kind].answers.file === 'ratings.csv' && { ratings: answersIn<RatingToWrite>(rows.votes, 'ratings.csv') }),
     judgeScores: rows.judgeScores,
     // A study with a comment box on its trials adds `comment` after every other column.
     extraVoteColumns: [...EXTRA_VOTE_COLUMNS, ...(rows.definition.trialComments ? ['comment'] : [])],
@@ -65,29 +92,34 @@ function toBundle(rows: ExportRows, exportedAt = new Date().toISOString()): Bund
       completed_at: l.completed_at,
       screening: l.screening,
       more: {
-        ...Object.fromEntries(links.map((p) => [p, l.external[p] ?? ''])),
+        ...identifying(l.external),
         completion_code: l.completion_code,
         ...(rows.definition.comments && { comments: l.comments }),
         ...Object.fromEntries(questions.map((q) => [q.id, answerCell(l.answers[q.id])])),
       },
     })),
     // The study's questions last, each a column named by its id, in the order the study lists them.
-    extraListenerColumns: [...links, ...MORE_LISTENER_COLUMNS, ...(rows.definition.comments ? ['comments'] : []), ...questions.map((q) => q.id)],
+    extraListenerColumns: [...(view.role === 'researcher' ? links : [PSEUDONYM_COLUMN]), ...MORE_LISTENER_COLUMNS, ...comments, ...questions.map((q) => q.id)],
     study: studySettings(rows, exportedAt),
   };
 }
 
 /** Writes a study's bundle directory (`npm run export`). */
-export function writeStudyBundle(dir: string, rows: ExportRows): Promise<void> {
+export function writeStudyBundle(dir: string, rows: Rows): Promise<void> {
   return writeBundle(dir, toBundle(rows));
 }
 
-/** The bundle as text, for the export endpoint; a study's export always has listeners.csv and study.json (a rating study's ratings.csv too). */
-export function bundleFiles(rows: ExportRows): BundleTexts & Record<'listeners.csv' | 'study.json', string> {
-  return bundleTexts(toBundle(rows)) as BundleTexts & Record<'listeners.csv' | 'study.json', string>;
+/** The bundle as text, as `view` may see it; a study's export always has listeners.csv and study.json (a rating study's ratings.csv too). */
+export function bundleFiles(rows: Rows, view: ExportView = RESEARCHER): BundleTexts & Record<'listeners.csv' | 'study.json', string> {
+  return bundleTexts(toBundle(rows, view)) as BundleTexts & Record<'listeners.csv' | 'study.json', string>;
+}
+
+/** The same files as bundleFiles, each as pieces made as the rows are read: what a streamed download sends. */
+export function bundleChunks(rows: Rows, view: ExportView = RESEARCHER): Iterable<[keyof BundleTexts, Iterable<string>]> {
+  return bundleFileChunks(toBundle(rows, view));
 }
 
 /** The bundle the export would write, in memory, for the live report (analysis-spec §1: same moment, same JSON). */
-export function liveBundle(rows: ExportRows): Bundle {
+export function liveBundle(rows: Rows): Bundle {
   return buildBundle(toBundle(rows));
 }

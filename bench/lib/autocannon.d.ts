@@ -20,6 +20,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     amount?: number;
+    /** requests per second over all connections (default: as fast as answered) */
+    overallRate?: number;
     method?: string;
     headers?: Record<string, string>;
     body?: string;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -6,19 +7,18 @@ import { Dashboard, ReportLink } from '../../contract/reports';
 import { StudyId } from '../../contract/common';
 import { HttpError, notFound } from '../errors';
 import { asPage } from '../plugins/security';
-import { dashboard, liveReport } from '../live-report';
-import { renderReportHtml } from '../../analysis/html';
-import { platformIds } from '../participants';
 import type { Role } from '../store/access-tokens';
 
 const StudyParams = z.object({ study: StudyId });
+/** JSON the live figures thread wrote (a figure checked against its schema there, or a streamed export), sent as it is. */
+export const json = (reply: FastifyReply, body: string | Readable) => reply.type('application/json; charset=utf-8').send(body);
 const TICKET_MS = 60_000;
 // The report page is inline CSS and SVG only: nothing else may load or run in it.
 const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
- * Live figures and the analysis report of a study, for researchers and analysts, computed from
- * the database on each request. The HTML report opens in a browser tab, which cannot send the
+ * Live figures and the analysis report of a study, for researchers and analysts, computed off the
+ * event loop and cached while the study is unchanged (server/live-figures.ts). The HTML report opens in a browser tab, which cannot send the
  * bearer token, so a signed-in page first asks for a one-minute link (a single-use ticket).
  */
 export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -33,19 +33,19 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/studio/studies/:study/dashboard',
     { onRequest: readers, schema: { params: StudyParams, response: { 200: Dashboard } } },
-    async (request) => {
+    async (request, reply) => {
       const { study } = request.params;
-      // The recruiting platform's ids are the researcher's to see (as in the participants table).
-      return dashboard(app.db, study, studyOr404(study).status, request.staffRole === 'researcher' ? platformIds(app.db, study) : null);
+      const { status } = studyOr404(study);
+      return json(reply, await app.liveFigures.figure('dashboard', study, { status, role: request.staffRole ?? undefined }));
     },
   );
 
   app.get(
     '/api/reports/:study',
     { onRequest: readers, schema: { params: StudyParams, response: { 200: z.record(z.string(), z.unknown()) } } },
-    async (request) => {
+    async (request, reply) => {
       studyOr404(request.params.study);
-      return liveReport(app.db, request.params.study).report as unknown as Record<string, unknown>;
+      return json(reply, await app.liveFigures.figure('report', request.params.study));
     },
   );
 
@@ -80,9 +80,7 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
     { onRequest: ticketOrToken, schema: { params: StudyParams, querystring: z.object({ ticket: z.string().max(64).optional() }) } },
     async (request, reply) => {
       const study = studyOr404(request.params.study);
-      const { report, header } = liveReport(app.db, study.id);
-      const ids = request.staffRole === 'researcher' ? Object.fromEntries(platformIds(app.db, study.id)) : undefined;
-      const html = renderReportHtml(report, { ...header, ...(ids && { platformIds: ids }) });
+      const html = await app.liveFigures.figure('html', study.id, { role: request.staffRole ?? undefined });
       return asPage(reply, REPORT_CSP)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')

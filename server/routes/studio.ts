@@ -4,14 +4,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ExportBundle, ParticipantTable } from '../../contract/reports';
 import { StaffSession, StaffSignInBody, StudioStudy, StudioStudyList } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
-import { bundleFiles } from '../bundle';
-import { approvalsCsv, participantTable } from '../participants';
 import { studyFolders } from '../store/study-folders';
-import { zipBundle } from '../../analysis/bundle-zip';
 import { HttpError, conflict, notFound } from '../errors';
 import { STAFF_COOKIE } from '../plugins/auth';
 import { setStudyStatus } from '../../studies/build';
 import { corpusRoots } from '../../studies/roots';
+import { json } from './reports';
 
 const StudyParams = z.object({ study: StudyId });
 /** A studio sign-in lasts a working day. */
@@ -69,15 +67,16 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: re
     },
   );
 
+  // The export as the role may see it (docs/security.md, "Roles"), streamed from the live figures thread.
   app.get(
     '/api/studio/studies/:study/export',
     {
       onRequest: app.requireRole('researcher', 'analyst'),
       schema: { params: StudyParams, response: { 200: ExportBundle } },
     },
-    async (request) => {
+    async (request, reply) => {
       if (!app.store.studies.get(request.params.study)) throw unknownStudy();
-      return bundleFiles(app.store.exports.rows(request.params.study));
+      return json(reply, app.liveFigures.bundle(request.params.study, request.staffRole!, 'json'));
     },
   );
 
@@ -88,7 +87,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: re
     async (request, reply) => {
       const { study } = request.params;
       if (!app.store.studies.get(study)) throw unknownStudy();
-      return attachment(reply, 'application/zip', `${study}-bundle.zip`).send(Buffer.from(zipBundle(`${study}-bundle`, bundleFiles(app.store.exports.rows(study)))));
+      return attachment(reply, 'application/zip', `${study}-bundle.zip`).send(app.liveFigures.bundle(study, request.staffRole!, 'zip'));
     },
   );
 
@@ -96,9 +95,9 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: re
   app.get(
     '/api/studio/studies/:study/participants',
     { onRequest: app.requireRole('researcher'), schema: { params: StudyParams, response: { 200: ParticipantTable } } },
-    async (request) => {
+    async (request, reply) => {
       if (!app.store.studies.get(request.params.study)) throw unknownStudy();
-      return { study: request.params.study, participants: participantTable(app.db, request.params.study) };
+      return json(reply, await app.liveFigures.figure('participants', request.params.study));
     },
   );
 
@@ -108,7 +107,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: re
     async (request, reply) => {
       const { study } = request.params;
       if (!app.store.studies.get(study)) throw unknownStudy();
-      return attachment(reply, 'text/csv; charset=utf-8', `${study}-approvals.csv`).send(approvalsCsv(participantTable(app.db, study)));
+      return attachment(reply, 'text/csv; charset=utf-8', `${study}-approvals.csv`).send(await app.liveFigures.figure('approvals', study));
     },
   );
 };

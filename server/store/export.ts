@@ -56,12 +56,14 @@ export interface ExportListener {
   /** answers to the study's questions, by question id (study.yaml questions) */
   answers: Record<string, AnswerValue>;
 }
-export interface ExportRows {
+/** `Votes`: an array as rows() reads them, or an iterable a snapshot reads as it goes. */
+export interface ExportRows<Votes extends Iterable<ExportVote> = ExportVote[]> {
   studyId: string;
   /** the study's stored definition: the rules and link parameters of study.json and listeners.csv */
   definition: StudyDefinition;
   items: ExportItem[];
-  votes: ExportVote[];
+  /** every vote in the order stored; iterable more than once (a snapshot reads them again each pass) */
+  votes: Votes;
   judgeScores: ExportJudgeScore[];
   listeners: ExportListener[];
 }
@@ -101,25 +103,38 @@ export function exportRepository(db: Db) {
   const answers = db.prepare<[string], { question: string; answer: string }>('SELECT question, answer FROM questionnaire_answers WHERE listener_id = ?');
   const listenerAnswers = (listenerId: string): Record<string, AnswerValue> =>
     Object.fromEntries(answers.all(listenerId).map((a) => [a.question, JSON.parse(a.answer) as AnswerValue]));
+  const read = <Votes extends Iterable<ExportVote>>(studyId: string, votesOf: Votes): ExportRows<Votes> => ({
+    studyId,
+    definition: StudyDefinition.parse(JSON.parse(definition.get(studyId)!.definition)),
+    items: items.all(studyId),
+    votes: votesOf,
+    judgeScores: judgeScores.all(studyId),
+    listeners: listeners.all(studyId).map((l) => ({
+      listener_id: l.id,
+      started_at: l.created_at,
+      completed_at: l.completed_at,
+      screening: screeningOutcome(l.screening),
+      external: JSON.parse(l.external) as Record<string, string>,
+      completion_code: l.completion_code,
+      comments: l.comments,
+      answers: listenerAnswers(l.id),
+    })),
+  });
   return {
-    rows: db.transaction(
-      (studyId: string): ExportRows => ({
-        studyId,
-        definition: StudyDefinition.parse(JSON.parse(definition.get(studyId)!.definition)),
-        items: items.all(studyId),
-        votes: votes.all(studyId),
-        judgeScores: judgeScores.all(studyId),
-        listeners: listeners.all(studyId).map((l) => ({
-          listener_id: l.id,
-          started_at: l.created_at,
-          completed_at: l.completed_at,
-          screening: screeningOutcome(l.screening),
-          external: JSON.parse(l.external) as Record<string, string>,
-          completion_code: l.completion_code,
-          comments: l.comments,
-          answers: listenerAnswers(l.id),
-        })),
-      }),
-    ),
+    rows: db.transaction((studyId: string): ExportRows => read(studyId, votes.all(studyId))),
+    /**
+     * The same rows for a download, in a read transaction the caller ends with end(): the votes
+     * are read as they are iterated (each pass a new query of the same snapshot), so a million
+     * votes are never in memory at once. The connection is the caller's alone until end().
+     */
+    snapshot(studyId: string): ExportRows<Iterable<ExportVote>> & { end(): void } {
+      db.exec('BEGIN');
+      try {
+        return { ...read<Iterable<ExportVote>>(studyId, { [Symbol.iterator]: () => votes.iterate(studyId) }), end: () => db.exec('COMMIT') };
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
   };
 }

@@ -61,7 +61,17 @@ export function liveRepository(db: Db) {
     SELECT i.seq, i.kind, i.trial_kind, i.system_a, i.system_b, i.expected, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
     FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq`);
 
+  // What a live figure depends on: the last committed vote, what can change about listeners, and the study row.
+  const version = db.prepare<[string], { v: string }>(`
+    SELECT s.status || char(0) || s.definition || char(0) ||
+      (SELECT count(*) || ',' || ifnull(max(v.rowid), 0) FROM listeners l JOIN votes v ON v.listener_id = l.id WHERE l.study_id = s.id) || char(0) ||
+      (SELECT count(*) || ',' || ifnull(max(rowid), 0) || ',' || count(completed_at) || ',' || total(length(screening)) || ',' || total(length(comments))
+       FROM listeners WHERE study_id = s.id) AS v
+    FROM studies s WHERE s.id = ?`);
+
   return {
+    /** The study's version for the live figures' cache: equal while no vote, listener change, status or definition was committed. */
+    version: (studyId: string): string => version.get(studyId)?.v ?? '',
     listeners: (studyId: string) => listenerCounts.get(studyId)!,
     completionSeconds: (studyId: string): number[] => completionSeconds.all(studyId).map((r) => r.seconds),
     votesPerItem: (studyId: string) => votesPerItem.all({ study: studyId }),

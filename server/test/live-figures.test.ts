@@ -67,7 +67,8 @@ describe('live figures are computed off the event loop', () => {
     }
     const reply = await dashboard;
     expect(reply.status, reply.text).toBe(200);
-    expect(reply.body.votes.total).toBeGreaterThanOrEqual(LISTENERS * 9);
+    // Every bulk listener's nine answers but the practice one (the dashboard's votes leave practice out).
+    expect(reply.body.votes.total).toBeGreaterThanOrEqual(LISTENERS * 8);
     // The dashboard is big enough for a vote stuck behind it to show (≥ 0.4 s); several votes
     // were answered before it was done, each in a small part of its time.
     expect(dashboardMs, `dashboard took ${dashboardMs.toFixed(0)} ms; votes alone ${alone.map((v) => v.toFixed(0))} ms`).toBeGreaterThan(400);
@@ -84,8 +85,11 @@ describe('live figures are computed off the event loop', () => {
     expect(server.app.liveFigures.computations()).toBe(before);
     expect(new Set(polls.map((p) => p.text)).size).toBe(1);
 
-    // A new vote makes the cached figure stale; five requests at once share one computation.
-    await timedVote(await listener(), 0);
+    // New votes make the cached figure stale; five requests at once share one computation. (Position 0 is
+    // the practice trial, which the dashboard's vote count leaves out: the scored vote after it adds one.)
+    const token = await listener();
+    await timedVote(token, 0);
+    await timedVote(token, 1);
     const together = await Promise.all(Array.from({ length: 5 }, () => api(path)));
     expect(server.app.liveFigures.computations()).toBe(before + 1);
     expect(new Set(together.map((p) => p.text)).size).toBe(1);

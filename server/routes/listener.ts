@@ -4,7 +4,7 @@ import { CommentsAck, CommentsBody, ProblemBody, ScreeningBody, SessionState, St
 import { StudyId } from '../../contract/common';
 import { HttpError, conflict, notFound } from '../errors';
 import { StudyFullError } from '../../studies/design';
-import { ParticipantMismatchError, hashSessionToken } from '../store/sessions';
+import { hashSessionToken } from '../store/sessions';
 
 const unknownStudy = () => notFound('unknown_study', 'no such study');
 
@@ -85,9 +85,6 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
         started = app.store.sessions.create(study, request.body.external, request.headers['user-agent'] ?? null, request.ip);
       } catch (error) {
         if (error instanceof StudyFullError) throw conflict('study_full', 'this study has all the ratings it needs', 'study');
-        if (error instanceof ParticipantMismatchError) {
-          throw conflict('participant_has_session', 'this participant already has a session in this study; continue it from the link you were given', 'external');
-        }
         throw error;
       }
       const listener = app.store.sessions.byToken(started.token)!;

@@ -401,4 +401,13 @@ export const migrations: Migration[] = [
       ALTER TABLE votes_v11 RENAME TO votes;
     `,
   },
+  {
+    version: 12,
+    name: 'access tokens limited to named studies',
+    sql: `
+      -- A researcher or analyst token may reach only the studies named here (a JSON array of study ids);
+      -- NULL, as every token made before, reaches every study (docs/security.md, "Per-study access").
+      ALTER TABLE access_tokens ADD COLUMN studies TEXT;
+    `,
+  },
 ];

@@ -5,6 +5,7 @@ import { StudyId } from '../../contract/common';
 import { HttpError, conflict, notFound } from '../errors';
 import { StudyFullError } from '../../studies/design';
 import { hashSessionToken } from '../store/sessions';
+import { clientNetwork } from '../network';
 
 const unknownStudy = () => notFound('unknown_study', 'no such study');
 
@@ -51,8 +52,8 @@ const voteAckJson = (ack: VoteAck): string =>
 
 /** The listener API: study intro, session start, state, votes, skipped clips, the headphone screening and end-of-study comments. */
 export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
-  // Session routes are limited per client address and per session token.
-  const perIp = (r: { ip: string }) => r.ip;
+  // Session routes are limited per client network (an IPv4 address or an IPv6 /64) and per session token.
+  const perIp = (r: { ip: string }) => clientNetwork(r.ip);
   // A real session's header (`Bearer ` and 43 characters) is its own key; anything longer is
   // hashed, so made-up headers cannot make the counters hold large strings.
   const perSession = (r: { headers: { authorization?: string }; ip: string }) => {

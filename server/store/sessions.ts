@@ -5,6 +5,7 @@ import { type ScreeningBody, type SessionState } from '../../contract/listener';
 import type { TrialKind } from '../../contract/trials';
 import type { StudyRow } from './studies';
 import { conflict } from '../errors';
+import { clientNetwork } from '../network';
 import { assignTrials } from '../../studies/design';
 import { installationSecret } from '../../audio-manifest/ids';
 import { trialKinds, type ServedItem } from './trials';
@@ -80,19 +81,11 @@ const sameClaim = (claim: Record<string, string>, external: Record<string, strin
   Object.keys(external).length === Object.keys(claim).length && Object.entries(claim).every(([key, value]) => external[key] === value);
 
 /**
- * A keyed hash of the client's network, for the per-address cap on held trials: an IPv4 address,
- * or an IPv6 address's /64 (one household or phone gets a whole /64). The address itself is not kept.
+ * A keyed hash of the client's network (clientNetwork: an IPv4 address or an IPv6 /64), for the
+ * per-address cap on held trials. The address itself is not kept.
  */
 function clientKey(secret: string, address: string): string {
-  const network = address.includes(':') && !address.startsWith('::ffff:') ? expandIpv6(address).slice(0, 4).join(':') : address.replace(/^::ffff:/, '');
-  return createHmac('sha256', secret).update(`client\0${network}`).digest('hex').slice(0, 32);
-}
-
-function expandIpv6(address: string): string[] {
-  const [head, tail = ''] = address.split('%')[0].split('::');
-  const left = head ? head.split(':') : [];
-  const right = address.includes('::') && tail ? tail.split(':') : [];
-  return [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return createHmac('sha256', secret).update(`client\0${clientNetwork(address).replace(/::\/64$/, '')}`).digest('hex').slice(0, 32);
 }
 
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');

@@ -70,6 +70,12 @@ class FailureCounter {
     else this.windows.set(key, { failures: 1, resetAt: now + 60_000 });
     if (this.windows.size > 10_000) for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
   }
+
+  /** Takes back one failure counted for an attempt that succeeded (or was never made). */
+  forgive(key: string, now = Date.now()): void {
+    const window = this.windows.get(key);
+    if (window && window.resetAt > now && window.failures > 0) window.failures -= 1;
+  }
 }
 
 const invalidSession = () => new HttpError(401, 'invalid_session', 'no session for this token; start one from the study link');
@@ -98,18 +104,20 @@ export const authPlugin = fp<{ rateLimits: RateLimits }>(
         reply.header('retry-after', wait);
         throw new HttpError(429, 'rate_limited', `too many failed sign-ins; try again in ${wait} s`);
       }
+      // Counted as a failure until it succeeds: sign-ins arriving together cannot all pass the
+      // check above while the first ones are still being derived.
+      failures.fail(key);
       let grant: StaffGrant | null;
       try {
         grant = await tokens.verify(token);
       } catch (error) {
+        failures.forgive(key);
         if (!(error instanceof DerivationsBusyError)) throw error;
         reply.header('retry-after', 1);
         throw new HttpError(429, 'rate_limited', 'too many sign-ins at once; try again in 1 s');
       }
-      if (!grant) {
-        failures.fail(key);
-        throw new HttpError(401, 'unauthorized', 'a valid researcher or analyst token is required');
-      }
+      if (!grant) throw new HttpError(401, 'unauthorized', 'a valid researcher or analyst token is required');
+      failures.forgive(key);
       return grant;
     });
 

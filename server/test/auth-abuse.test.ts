@@ -118,7 +118,7 @@ describe('studio sign-in cookie', () => {
     expect((await getFrom(from, '/api/studio/studies', bearer(researcher))).status).toBe(200);
     expect((await getFrom(from, '/api/studio/session', {})).status).toBe(401);
 
-    const out = await call(`${server.url}/api/studio/session`, { method: 'DELETE' });
+    const out = await call(`${server.url}/api/studio/session`, { method: 'DELETE', headers: { 'x-earmark-request': '1' } });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/^earmark_staff=; Path=\/api; HttpOnly; SameSite=Strict; Max-Age=0$/);
   });

@@ -12,7 +12,7 @@ beforeAll(async () => {
   server = await startTestServer({ studies: [] });
 });
 afterAll(() => server.close());
-const config = (dataDir: string) => ({ dataDir, synchronous: 'FULL' as const, logLevel: 'silent' });
+const config = (dataDir: string) => ({ dataDir, synchronous: 'FULL' as const, logLevel: 'silent' as const });
 
 describe('the data directory lock', () => {
   it('refuses `npm start` on a data directory a running server holds, naming its pid', () => {

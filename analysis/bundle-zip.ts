@@ -3,7 +3,7 @@
  * `npm run analyze` takes besides a bundle directory. The files sit in one folder named after
  * the study, so unzipping gives a directory analyze also accepts.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { strToU8, unzipSync, Zip, ZipDeflate } from 'fflate';
@@ -52,26 +52,56 @@ export function looksLikeZip(head: Uint8Array): boolean {
   return head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6);
 }
 
+/** The files a bundle may hold (analysis-spec §1); a zip's other files are never unpacked. */
+const BUNDLE_FILES = new Set(['items.csv', 'votes.csv', 'judge_scores.csv', 'listeners.csv', 'ratings.csv', 'study.json']);
+
+/**
+ * What a bundle zip may unpack to. A zip says each file's size before it is inflated, and fflate
+ * inflates into a buffer of exactly that size, so checking the declared sizes bounds the memory;
+ * the ratio refuses a zip bomb before any of it is allocated. A real bundle's CSVs compress 3-10x
+ * (random vote and listener ids); 1,000,000 votes are about 150 MB of votes.csv.
+ */
+export const ZIP_LIMITS = { fileBytes: 512 * 1024 * 1024, totalBytes: 1024 * 1024 * 1024, ratio: 100, ratioFromBytes: 1024 * 1024 };
+
 /**
  * Unpacks the bundle in a zip to a scratch directory, runs `work` on that directory and removes
  * it. The bundle may sit at the top of the archive or in one folder (as the studio zips it, or as
- * a re-zipped download); every file of that folder is unpacked, nothing outside it.
+ * a re-zipped download); only that folder's bundle files are unpacked, nothing else, and only
+ * within ZIP_LIMITS.
  */
-export async function withZippedBundle<T>(zipFile: string, work: (dir: string) => Promise<T>): Promise<T> {
+export async function withZippedBundle<T>(zipFile: string, work: (dir: string) => Promise<T>, limits = ZIP_LIMITS): Promise<T> {
+  const mib = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
+  if ((await stat(zipFile)).size > limits.totalBytes) throw new BundleZipError(zipFile, `is larger than ${mib(limits.totalBytes)}; a bundle zip is smaller`);
   const bytes = await readFile(zipFile);
   let entries: Record<string, Uint8Array>;
+  let total = 0;
+  let refused: string | null = null;
+  const seen: string[] = [];
   try {
-    entries = unzipSync(bytes);
+    entries = unzipSync(bytes, {
+      filter: (file) => {
+        if (!file.name.endsWith('/') && !file.name.startsWith('__MACOSX/')) seen.push(file.name);
+        if (refused !== null || file.name.startsWith('__MACOSX/') || !BUNDLE_FILES.has(posix.basename(file.name))) return false;
+        total += file.originalSize;
+        if (file.originalSize > limits.fileBytes) refused = `${file.name} would unpack to ${mib(file.originalSize)}, more than the ${mib(limits.fileBytes)} a bundle file may have`;
+        else if (total > limits.totalBytes) refused = `its bundle files would unpack to more than ${mib(limits.totalBytes)}`;
+        else if (file.originalSize > limits.ratioFromBytes && file.originalSize > limits.ratio * file.size) {
+          refused = `${file.name} would unpack to ${Math.round(file.originalSize / Math.max(1, file.size))} times its packed size (at most ${limits.ratio} for a bundle file)`;
+        }
+        return refused === null;
+      },
+    });
   } catch (error) {
     throw new BundleZipError(zipFile, `not a readable zip archive (${(error as Error).message})`);
   }
-  const files = Object.keys(entries).filter((name) => !name.endsWith('/') && !name.startsWith('__MACOSX/'));
+  if (refused !== null) throw new BundleZipError(zipFile, `refused: ${refused}`);
+  const files = Object.keys(entries).filter((name) => !name.endsWith('/'));
   const homes = [...new Set(files.filter((name) => posix.basename(name) === 'items.csv').map((name) => posix.dirname(name)))];
   if (homes.length !== 1) {
     throw new BundleZipError(
       zipFile,
       homes.length === 0
-        ? `holds no items.csv (found ${files.slice(0, 5).join(', ') || 'no files'}); a bundle zip holds items.csv and its answer files (votes.csv, ratings.csv, …), at its top or in one folder`
+        ? `holds no items.csv (found ${seen.slice(0, 5).join(', ') || 'no files'}); a bundle zip holds items.csv and its answer files (votes.csv, ratings.csv, …), at its top or in one folder`
         : `holds more than one bundle (items.csv in ${homes.join(', ')}); zip one study at a time`,
     );
   }

@@ -402,7 +402,16 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    version: 16,
+    version: 12,
+    name: 'access tokens limited to named studies',
+    sql: `
+      -- A researcher or analyst token may reach only the studies named here (a JSON array of study ids);
+      -- NULL, as every token made before, reaches every study (docs/security.md, "Per-study access").
+      ALTER TABLE access_tokens ADD COLUMN studies TEXT;
+    `,
+  },
+  {
+    version: 13,
     name: 'questionnaires and trial comments',
     sql: `
       -- A listener's answers to the study's questions (study.yaml questions:), one row per question

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { databaseFile } from '../db/open';
+import { lockDataDir } from './data-lock';
 import type { Config } from './config';
 import { audioPlugin } from './plugins/audio';
 import { authPlugin } from './plugins/auth';
@@ -34,11 +35,24 @@ const requestForLog = (request: FastifyRequest) => ({
   remoteAddress: request.ip,
 });
 
-/** The whole server as a Fastify instance (not listening yet); main.ts, tests and bench build it here. */
-export async function buildApp(
-  config: Pick<Config, 'dataDir' | 'synchronous' | 'logLevel'> & Partial<Pick<Config, 'corpora' | 'requestLog' | 'trustProxy'>>,
-  options: AppOptions = {},
-): Promise<FastifyInstance> {
+type AppConfig = Pick<Config, 'dataDir' | 'synchronous' | 'logLevel'> & Partial<Pick<Config, 'corpora' | 'requestLog' | 'trustProxy'>>;
+
+/**
+ * The whole server as a Fastify instance (not listening yet); main.ts, tests and bench build it
+ * here. It holds the data directory's lock from here until it is closed (server/data-lock.ts): a
+ * second server on the same data directory is refused with a DataDirLockedError.
+ */
+export async function buildApp(config: AppConfig, options: AppOptions = {}): Promise<FastifyInstance> {
+  const release = lockDataDir(config.dataDir);
+  try {
+    return await assemble(config, options, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function assemble(config: AppConfig, options: AppOptions, release: () => void): Promise<FastifyInstance> {
   const connectionLimits = { ...defaultConnectionLimits, ...options.connectionLimits };
   const trustProxy = config.trustProxy ?? false;
   const app = Fastify({
@@ -52,6 +66,7 @@ export async function buildApp(
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
   }).withTypeProvider<ZodTypeProvider>();
+  app.addHook('onClose', async () => release());
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

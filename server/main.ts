@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
+import { DataDirLockedError } from './data-lock';
 import { configFromEnv, SERVER_OPTIONS } from './config';
 import { commandLine, UsageError } from './cli/args';
 import { loadStudyDir } from '../studies/load';
@@ -39,7 +40,12 @@ try {
   console.error(`${error.message}\n${USAGE}`);
   process.exit(2);
 }
-const app = await buildApp(config, { clientDir: await ensureClientBuilt() });
+const app = await buildApp(config, { clientDir: await ensureClientBuilt() }).catch((error: unknown) => {
+  // Another server on this data directory: say so plainly, without a stack.
+  if (!(error instanceof DataDirLockedError)) throw error;
+  console.error(`Earmark cannot start: ${error.message}`);
+  process.exit(1);
+});
 
 if (config.demo) {
   // Idempotent: an unchanged demo is left as it is, votes included.

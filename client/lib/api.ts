@@ -19,11 +19,13 @@ export class HttpError extends Error {
 export interface RequestOptions {
   token?: string;
   signal?: AbortSignal;
+  /** Extra request headers (the studio's X-Earmark-Request). */
+  headers?: Record<string, string>;
 }
 
 /** One JSON request; the studio uses it with an access token. */
 export async function call<T>(method: string, url: string, body: unknown, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const res = await fetch(url, {

@@ -4,11 +4,24 @@ import { errorText, staffSession } from './api';
 
 /** Whether this browser holds a valid sign-in cookie: null until the server has said. */
 let signedIn: boolean | null = null;
+/** Whether the sign-in ended under a signed-in page (signInEnded), to say so on the form. */
+let ended = false;
 const watchers = new Set<() => void>();
 const setSignedIn = (value: boolean) => {
   signedIn = value;
   for (const notify of watchers) notify();
 };
+/**
+ * The server answered 401 to a signed-in page: the token was revoked or the sign-in expired. The
+ * page goes back to the sign-in form (which unmounts every polling view), so a revoked token is
+ * not sent again every few seconds.
+ */
+export function signInEnded(): void {
+  if (signedIn !== false) {
+    ended = true;
+    setSignedIn(false);
+  }
+}
 function useSignedIn(): boolean | null {
   return useSyncExternalStore(
     (notify) => {
@@ -23,7 +36,8 @@ function useSignedIn(): boolean | null {
 export function SignIn({ children }: { children: ReactNode }) {
   const current = useSignedIn();
   const [token, setToken] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [failure, setError] = useState<string | null>(null);
+  const error = failure ?? (current === false && ended ? 'Your sign-in has ended (the token was revoked or the sign-in expired). Sign in again.' : null);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {

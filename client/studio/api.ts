@@ -8,28 +8,35 @@ import type { Dashboard, ExportBundle, ParticipantTable, ReportLink } from '../.
 import { call, HttpError } from '../lib/api';
 
 /**
+ * Every studio request says it is one: no HTML form can send a custom header, so a page on
+ * another origin of this site cannot make the server change anything (docs/security.md,
+ * "Cross-site requests"). The server refuses state-changing staff requests without it or JSON.
+ */
+const STAFF = { headers: { 'x-earmark-request': '1' } };
+
+/**
  * The studio signs in by handing the token to the server once, which keeps it in an HttpOnly,
  * SameSite=Strict cookie: no script on this origin (the listener pages share it) can read it,
  * and every call below carries it without the page holding it.
  */
 export const staffSession = {
-  signIn: (token: string) => call<StaffSession>('POST', '/api/studio/session', { token }),
+  signIn: (token: string) => call<StaffSession>('POST', '/api/studio/session', { token }, STAFF),
   /** The signed-in role, or null when the cookie is missing, expired or revoked. */
   async check(): Promise<StaffSession | null> {
     // Earlier versions kept the token in localStorage; it must not outlive the upgrade there.
     localStorage.removeItem('earmark:access-token');
     try {
-      return await call<StaffSession>('GET', '/api/studio/session', undefined);
+      return await call<StaffSession>('GET', '/api/studio/session', undefined, STAFF);
     } catch (error) {
       if (error instanceof HttpError && error.status === 401) return null;
       throw error;
     }
   },
-  signOut: () => fetch('/api/studio/session', { method: 'DELETE', cache: 'no-store' }),
+  signOut: () => fetch('/api/studio/session', { method: 'DELETE', cache: 'no-store', headers: STAFF.headers }),
 };
 
 function authed<T>(method: string, url: string, body?: unknown): Promise<T> {
-  return call<T>(method, url, body);
+  return call<T>(method, url, body, STAFF);
 }
 
 /** A file the server sends for download (zip, CSV), fetched with the sign-in cookie. */

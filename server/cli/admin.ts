@@ -1,11 +1,12 @@
 /**
- * npm run admin -- token create --role researcher|analyst [--label <text>]
+ * npm run admin -- token create --role researcher|analyst [--label <text>] [--study <id> ...]
  *                  token list
  *                  token revoke <id>
  * Works on the data directory of configFromEnv (--data / EARMARK_DATA), also while the server runs.
  */
 import { z } from 'zod';
 import { STAFF_ROLES } from '../../contract/constants';
+import { StudyId } from '../../contract/common';
 import { configFromEnv, SERVER_OPTIONS } from '../config';
 import { commandLine, runCommand } from './args';
 import { databaseFile, openDatabase } from '../../db/open';
@@ -13,10 +14,10 @@ import { accessTokenRepository } from '../store/access-tokens';
 
 const Role = z.enum(STAFF_ROLES);
 
-const USAGE = 'usage: npm run admin -- token create --role researcher|analyst [--label <text>] | token list | token revoke <id>   [--data <data dir>]';
+const USAGE = 'usage: npm run admin -- token create --role researcher|analyst [--label <text>] [--study <id> ...] | token list | token revoke <id>   [--data <data dir>]';
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = commandLine(argv, { data: SERVER_OPTIONS.data, role: { type: 'string' }, label: { type: 'string' } });
+  const { values, positionals } = commandLine(argv, { data: SERVER_OPTIONS.data, role: { type: 'string' }, label: { type: 'string' }, study: { type: 'string', multiple: true } });
   const [group, command, ...rest] = positionals;
   if (group !== 'token' || !['create', 'list', 'revoke'].includes(command)) {
     console.error(USAGE);
@@ -31,11 +32,19 @@ async function main(argv: string[]): Promise<number> {
         console.error('--role must be researcher or analyst');
         return 2;
       }
-      const { id, token } = await tokens.create(role.data, values.label ?? null);
-      console.log(`Created ${role.data} token ${id}. It is shown only now; keep it safe:\n${token}`);
+      // --study (repeatable) limits the token to those studies, existing or still to be made.
+      const studies = values.study ?? null;
+      const badStudy = studies?.find((s) => !StudyId.safeParse(s).success);
+      if (badStudy !== undefined) {
+        console.error(`--study ${badStudy}: a study id is lower-case letters, digits and dashes`);
+        return 2;
+      }
+      const { id, token } = await tokens.create(role.data, values.label ?? null, studies);
+      const reach = studies ? `limited to ${studies.join(', ')}` : 'on every study';
+      console.log(`Created ${role.data} token ${id} (${reach}). It is shown only now; keep it safe:\n${token}`);
     } else if (command === 'list') {
       for (const t of tokens.list()) {
-        console.log([t.id, t.role, t.createdAt, t.revokedAt ? `revoked ${t.revokedAt}` : 'active', t.label ?? ''].join('\t'));
+        console.log([t.id, t.role, t.createdAt, t.revokedAt ? `revoked ${t.revokedAt}` : 'active', t.studies ? `studies ${t.studies.join(',')}` : 'every study', t.label ?? ''].join('\t'));
       }
     } else {
       const id = rest[0];

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
+import { clientNetwork } from '../network';
 
 /**
  * Limits on how long and how slowly a client may hold a connection. Node closes connections
@@ -57,7 +58,8 @@ export const connectionsPlugin = fp<{ limits: ConnectionLimits; behindProxy: boo
     if (!behindProxy) {
       const perAddress = new Map<string, number>();
       app.server.on('connection', (socket: Socket) => {
-        const address = socket.remoteAddress ?? '';
+        // Per network, as every per-address limit: an IPv6 /64 is one client (server/network.ts).
+        const address = clientNetwork(socket.remoteAddress ?? '');
         const held = (perAddress.get(address) ?? 0) + 1;
         if (held > limits.connectionsPerAddress) {
           socket.destroy();

@@ -139,6 +139,31 @@ export class RateWindows {
   }
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The researcher's and analyst's API (studio, reports): what a cross-site request must not reach. */
+const STAFF_API = /^\/api\/(?:studio|reports)\//;
+/** The header the studio sends with every request it makes; no HTML form can send one. */
+const STAFF_REQUEST_HEADER = 'x-earmark-request';
+
+/** Why a state-changing staff request may have come from another origin's page, or null. */
+function crossSiteRefusal(request: FastifyRequest): string | null {
+  const { origin } = request.headers;
+  const site = request.headers['sec-fetch-site'];
+  let originHost: string | null = null;
+  try {
+    originHost = origin === undefined ? request.host : new URL(origin).host;
+  } catch {
+    // 'null' (a sandboxed or privacy-sensitive context) or garbage: not this origin.
+  }
+  // The host and port, not the scheme: behind a proxy the server may see http while the page is https.
+  if (originHost !== request.host || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
+    return 'the studio API takes changes only from the studio\'s own pages (this request came from another origin)';
+  }
+  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/json' || request.headers[STAFF_REQUEST_HEADER] !== undefined || request.headers.authorization !== undefined) return null;
+  return `the studio API takes JSON (Content-Type: application/json), or a request with the ${STAFF_REQUEST_HEADER} header`;
+}
+
 const STATUS_CODES: Record<number, string> = {
   400: 'bad_request',
   403: 'forbidden',
@@ -199,6 +224,17 @@ export const securityPlugin = fp<{ rateLimits: RateLimits }>(
         done(new HttpError(429, 'rate_limited', `too many requests; try again in ${wait} s`));
       };
       return hook;
+    });
+
+    // Cross-site requests: a page on another origin of the same site (another port of this host, a
+    // sibling subdomain) is "same-site", so the browser sends the SameSite=Strict sign-in cookie
+    // with a form it posts here. Every state-changing staff request must therefore come from this
+    // origin (Origin and Sec-Fetch-Site, when the browser sends them) and be something a form
+    // cannot send: JSON, or a request carrying the X-Earmark-Request header or a bearer token.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (SAFE_METHODS.has(request.method) || !STAFF_API.test(request.url)) return done();
+      const refusal = crossSiteRefusal(request);
+      done(refusal ? new HttpError(403, 'forbidden', refusal) : undefined);
     });
 
     // Bodies are read as UTF-8; a body declared in another charset would be misread, so refuse it.

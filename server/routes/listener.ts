@@ -5,7 +5,8 @@ import { StudyId } from '../../contract/common';
 import { checkAnswers } from '../../contract/questionnaire';
 import { HttpError, conflict, notFound } from '../errors';
 import { StudyFullError } from '../../studies/design';
-import { ParticipantMismatchError, hashSessionToken } from '../store/sessions';
+import { hashSessionToken } from '../store/sessions';
+import { clientNetwork } from '../network';
 
 const unknownStudy = () => notFound('unknown_study', 'no such study');
 
@@ -52,8 +53,8 @@ const voteAckJson = (ack: VoteAck): string =>
 
 /** The listener API: study intro, session start, state, votes, skipped clips, the headphone screening, the study's questions and end-of-study comments. */
 export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
-  // Session routes are limited per client address and per session token.
-  const perIp = (r: { ip: string }) => r.ip;
+  // Session routes are limited per client network (an IPv4 address or an IPv6 /64) and per session token.
+  const perIp = (r: { ip: string }) => clientNetwork(r.ip);
   // A real session's header (`Bearer ` and 43 characters) is its own key; anything longer is
   // hashed, so made-up headers cannot make the counters hold large strings.
   const perSession = (r: { headers: { authorization?: string }; ip: string }) => {
@@ -86,9 +87,6 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
         started = app.store.sessions.create(study, request.body.external, request.headers['user-agent'] ?? null, request.ip);
       } catch (error) {
         if (error instanceof StudyFullError) throw conflict('study_full', 'this study has all the ratings it needs', 'study');
-        if (error instanceof ParticipantMismatchError) {
-          throw conflict('participant_has_session', 'this participant already has a session in this study; continue it from the link you were given', 'external');
-        }
         throw error;
       }
       const listener = app.store.sessions.byToken(started.token)!;

@@ -82,6 +82,11 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
     return run;
   };
 
+  // A token limited to named studies makes only studies of those names (docs/security.md, "Per-study access").
+  const outOfReach = (request: FastifyRequest, name: string) => {
+    if (!app.mayReachStudy(request, name)) throw new HttpError(403, 'forbidden', `this token is limited to other studies than ${name}`, 'name');
+  };
+
   const hasVotes = (studyId: string) => live.votesPerItem(studyId).some((i) => i.votes > 0);
 
   const detail = (studyId: string, request: FastifyRequest): StudyDetail => {
@@ -136,6 +141,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
     { onRequest: researcher, bodyLimit: YAML_LIMIT, schema: { body: CreateStudyBody, response: { 201: StudyDetail, ...definitionReplies } } },
     async (request, reply) => {
       const { name, yaml, template } = request.body;
+      outOfReach(request, name);
       if (app.store.studies.get(name)) throw conflict('study_exists', `a study named ${name} already exists`, 'name');
       let text = yaml;
       if (template !== undefined) {
@@ -284,6 +290,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
     async (request, reply) => {
       const { study } = request.params;
       const { name } = request.body;
+      outOfReach(request, name);
       if (app.store.studies.get(name)) throw conflict('study_exists', `a study named ${name} already exists`, 'name');
       if (folders.exists(study)) folders.clone(study, name);
       else if (app.store.studies.get(study)) folders.create(name, stringify(readStudyDefinition(app.db, study)));

@@ -38,7 +38,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: re
     async (request, reply) => {
       const token = request.body.token.trim();
       if (!/^[A-Za-z0-9._~+/=-]+$/.test(token)) throw new HttpError(401, 'unauthorized', 'that is not an access token');
-      const role = await app.authenticateStaff(request, reply, token);
+      const { role } = await app.authenticateStaff(request, reply, token);
       reply.header('set-cookie', cookie(request, token, SIGN_IN_SECONDS)).header('cache-control', 'no-store');
       return { role };
     },
@@ -56,12 +56,12 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: re
     '/api/studio/studies',
     { onRequest: app.requireRole('researcher', 'analyst'), schema: { response: { 200: StudioStudyList } } },
     // Built studies, and the study folders of the data directory not built yet: one list, however made.
-    async () => {
-      const studies = built();
+    async (request) => {
+      const studies = built().filter((s) => app.mayReachStudy(request, s.id));
       const known = new Set(studies.map((s) => s.id));
       const drafts = folders
         .list()
-        .filter((name) => !known.has(name))
+        .filter((name) => !known.has(name) && app.mayReachStudy(request, name))
         .map((id) => ({ id, title: folders.title(id), status: 'draft' as const, items: 0, listeners: 0, completed: 0, votes: 0, built: false }));
       return { studies: [...studies, ...drafts], roots };
     },

@@ -6,6 +6,7 @@ import type { AnswerValue, Question } from '../../contract/questionnaire';
 import type { TrialKind } from '../../contract/trials';
 import type { StudyRow } from './studies';
 import { conflict } from '../errors';
+import { clientNetwork } from '../network';
 import { assignTrials } from '../../studies/design';
 import { installationSecret } from '../../audio-manifest/ids';
 import { trialKinds, type ServedItem } from './trials';
@@ -48,7 +49,7 @@ interface StoredScreening {
 
 /**
  * Link parameters that name a person (not a study, session or assignment): a session started with
- * one of them is that participant's only session in the study.
+ * one of them, on a complete link, is resumed by that link in any browser (resumeClaim).
  */
 export const PARTICIPANT_PARAMETERS = ['PROLIFIC_PID', 'workerId', 'participantId', 'PARTICIPANT_ID'];
 
@@ -58,23 +59,34 @@ export function participantOf(linkParameters: string[], kept: Record<string, str
   return key ? kept[key] : null;
 }
 
-/** The participant id of an existing session came with other link parameters than this start. */
-export class ParticipantMismatchError extends Error {}
+/**
+ * Values a platform puts in a link to mean "nothing here": MTurk's preview of a HIT carries
+ * `assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE`, and an unsubstituted Prolific placeholder stays
+ * `{{%SESSION_ID%}}`. A link with one of them is not a complete link.
+ */
+const PLACEHOLDER_VALUE = /^(?:ASSIGNMENT_ID_NOT_AVAILABLE|\{\{%.*%\}\})$/;
 
 /**
- * A keyed hash of the client's network, for the per-address cap on held trials: an IPv4 address,
- * or an IPv6 address's /64 (one household or phone gets a whole /64). The address itself is not kept.
+ * The link a session may be resumed by, or null: only a link carrying every parameter the study
+ * records, each with a real value, and naming a participant. Its values, in the study's order,
+ * are the claim; a start resumes a session only when its claim equals that session's
+ * (docs/security.md, "One session per participant").
  */
-function clientKey(secret: string, address: string): string {
-  const network = address.includes(':') && !address.startsWith('::ffff:') ? expandIpv6(address).slice(0, 4).join(':') : address.replace(/^::ffff:/, '');
-  return createHmac('sha256', secret).update(`client\0${network}`).digest('hex').slice(0, 32);
+export function resumeClaim(linkParameters: string[], kept: Record<string, string>): Record<string, string> | null {
+  if (participantOf(linkParameters, kept) === null) return null;
+  if (!linkParameters.every((p) => kept[p] && !PLACEHOLDER_VALUE.test(kept[p]))) return null;
+  return Object.fromEntries(linkParameters.map((p) => [p, kept[p]]));
 }
 
-function expandIpv6(address: string): string[] {
-  const [head, tail = ''] = address.split('%')[0].split('::');
-  const left = head ? head.split(':') : [];
-  const right = address.includes('::') && tail ? tail.split(':') : [];
-  return [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+const sameClaim = (claim: Record<string, string>, external: Record<string, string>) =>
+  Object.keys(external).length === Object.keys(claim).length && Object.entries(claim).every(([key, value]) => external[key] === value);
+
+/**
+ * A keyed hash of the client's network (clientNetwork: an IPv4 address or an IPv6 /64), for the
+ * per-address cap on held trials. The address itself is not kept.
+ */
+function clientKey(secret: string, address: string): string {
+  return createHmac('sha256', secret).update(`client\0${clientNetwork(address).replace(/::\/64$/, '')}`).digest('hex').slice(0, 32);
 }
 
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -103,7 +115,7 @@ export function sessionRepository(db: Db) {
       WHERE id = COALESCE((SELECT listener_id FROM session_tokens WHERE token_hash = ?),
                           (SELECT id FROM listeners WHERE token_hash = ?))`);
   const byParticipant = db.prepare<[string, string], { id: string; external: string }>(
-    'SELECT id, external FROM listeners WHERE study_id = ? AND participant = ? ORDER BY created_at LIMIT 1',
+    'SELECT id, external FROM listeners WHERE study_id = ? AND participant = ? ORDER BY created_at',
   );
   const insertToken = db.prepare('INSERT INTO session_tokens (token_hash, listener_id, created_at) VALUES (?, ?, ?)');
   const keySecret = installationSecret(db);
@@ -154,17 +166,17 @@ export function sessionRepository(db: Db) {
   const createListener = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null, clientAddress: string) => {
     const token = randomBytes(32).toString('base64url');
     const now = new Date().toISOString();
-    // Only what the study asked to record: a link may carry anything.
+    // Only what the study asked to record, in the study's order: a link may carry anything.
     const kept = Object.fromEntries(
-      Object.entries(external).filter(([key]) => study.definition.linkParameters.includes(key)),
+      study.definition.linkParameters.filter((key) => Object.hasOwn(external, key)).map((key) => [key, external[key]]),
     );
     const participant = participantOf(study.definition.linkParameters, kept);
-    const earlier = participant === null ? undefined : byParticipant.get(study.id, participant);
+    // The same participant again, in any browser, on the same submission: their one session goes
+    // on, under a new token for this browser. Any other start (an incomplete link, another
+    // submission id) is a session of its own, so it can neither take over nor lock out another.
+    const claim = resumeClaim(study.definition.linkParameters, kept);
+    const earlier = claim === null ? undefined : byParticipant.all(study.id, participant!).find((row) => sameClaim(claim, JSON.parse(row.external) as Record<string, string>));
     if (earlier) {
-      // The same participant again, in any browser: their one session goes on, under a new token
-      // for this browser, if the link carries every parameter that session was started with.
-      const recorded = JSON.parse(earlier.external) as Record<string, string>;
-      if (!Object.entries(recorded).every(([key, value]) => kept[key] === value)) throw new ParticipantMismatchError();
       insertToken.run(hashSessionToken(token), earlier.id, now);
       return { token, listenerId: earlier.id, resumed: true };
     }

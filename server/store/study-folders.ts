@@ -14,11 +14,24 @@ import { conflict, HttpError, notFound } from '../errors';
 
 const TEMPLATES_DIR = fileURLToPath(new URL('../../studies/templates/', import.meta.url));
 
-/** Written beside the target and renamed over it, so a crash never leaves half a file. */
+/** A write refused because the disk (or the user's quota) is full: 503, in words a researcher can act on. */
+const diskFull = () =>
+  new HttpError(503, 'disk_full', 'the server\'s disk is full, so nothing was saved. Free some space on the server (or ask whoever runs it) and try again.');
+
+/**
+ * Written beside the target and renamed over it, so a crash never leaves half a file; a full disk
+ * leaves no partial file either and answers diskFull.
+ */
 function writeAtomically(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    throw code === 'ENOSPC' || code === 'EDQUOT' ? diskFull() : error;
+  }
 }
 
 const listFiles = (dir: string): string[] =>
@@ -172,7 +185,13 @@ export function studyFolders(dataDir: string) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw conflict('study_exists', `a study folder named ${name} already exists`, 'name');
         throw error;
       }
-      writeAtomically(yamlFile(name), yaml);
+      try {
+        writeAtomically(yamlFile(name), yaml);
+      } catch (error) {
+        // No orphan folder: a study that could not be written does not exist.
+        rmSync(dir(name), { recursive: true, force: true });
+        throw error;
+      }
     },
     /** Saves study.yaml, undoably; `description` names the change for the Undo button. */
     writeYaml(name: string, yaml: string, description = 'edit study.yaml'): void {

@@ -55,6 +55,9 @@ export function voteRepository(db: Db) {
   const openBefore = db
     .prepare<[string, number], 0 | 1>(`SELECT ${openTrial('<')} FROM assignments a WHERE a.listener_id = ? AND a.position = ?`)
     .pluck();
+  // A vote id names one answer of one listener: found through the listener's own index entries
+  // (their votes only), asked only before a new answer is stored.
+  const idUsed = db.prepare<[string, string], 1>('SELECT 1 FROM votes WHERE listener_id = ? AND id = ? LIMIT 1').pluck();
   const insert = db.prepare(`
     INSERT INTO votes (id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened,
                        heard_to_end, hidden_ms, response_ms, client_ts, server_ts, comment)
@@ -88,6 +91,7 @@ export function voteRepository(db: Db) {
         throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
       }
       if (trial.skipped) throw conflict('trial_skipped', 'this trial was skipped after its clip would not play', 'position');
+      if (idUsed.get(listener.id, vote.voteId)) throw conflict('vote_id_reused', 'this vote id was already used for another trial', 'voteId');
       if (vote.comment && !study.definition.trialComments) throw conflict('comments_not_asked', 'this study has no comment box on its trials', 'comment');
       const answer = trialKinds[trial.trial_kind].answer(vote, trial.first, study.definition.trial);
       const serverTs = new Date().toISOString();

@@ -118,17 +118,16 @@ describe('listener flow', () => {
     expect(reused.body).toMatchObject({ error: 'vote_id_reused', field: 'voteId' });
   });
 
-  it('recognises a vote id at its trial: the same id sent for the next trial answers that trial', async () => {
-    // A vote id names one answer to one trial (migration 11): a client that reuses ids loses no answer.
+  it('recognises a vote id at its trial, and refuses the same id for the next trial (a vote id names one answer)', async () => {
+    // Issue 20.7: the same id for another trial used to answer that trial, so the export held the id twice.
     const { token } = await start();
     const first = await call(`${server.url}/api/session/votes`, { token, body: voteFor(0, 1) });
     const next = await call(`${server.url}/api/session/votes`, { token, body: { ...voteFor(1, 2), voteId: first.body.voteId } });
-    expect(next.status).toBe(200);
-    expect(next.body).toMatchObject({ voteId: first.body.voteId, position: 1 });
-    // Each retry is replayed at its own trial.
+    expect(next.status).toBe(409);
+    expect(next.body).toMatchObject({ error: 'vote_id_reused', field: 'voteId' });
+    // A retry is replayed at its own trial.
     expect((await call(`${server.url}/api/session/votes`, { token, body: voteFor(0, 1, { voteId: first.body.voteId }) })).body).toEqual(first.body);
-    expect((await call(`${server.url}/api/session/votes`, { token, body: { ...voteFor(1, 2), voteId: first.body.voteId } })).body).toEqual(next.body);
-    expect(count('SELECT count(*) AS n FROM votes WHERE id = ?', first.body.voteId)).toBe(2);
+    expect(count('SELECT count(*) AS n FROM votes WHERE id = ?', first.body.voteId)).toBe(1);
   });
 
   it('two tabs voting on the same trial at once: one vote stored, the other gets 409', async () => {

@@ -17,6 +17,7 @@ beforeAll(async () => {
       { study: 'scarce', pairs: 6, attention: 0, practice: 0, design: INCOMPLETE },
       { study: 'prolific', pairs: 4, attention: 0, practice: 1 },
       { study: 'mturk', pairs: 4, attention: 0, practice: 0, linkParameters: ['workerId', 'assignmentId', 'hitId'] },
+      { study: 'submissions', pairs: 4, attention: 0, practice: 0, linkParameters: ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID'] },
     ],
   });
 });
@@ -107,7 +108,7 @@ describe('one session per participant', () => {
     expect(twice.body).toMatchObject({ error: 'already_answered' });
 
     // Many browsers at once still make one session.
-    const burst = await Promise.all(Array.from({ length: 12 }, () => callFrom('127.0.0.1', '/api/sessions', { study: 'prolific', external: { PROLIFIC_PID: 'pid-burst' } })));
+    const burst = await Promise.all(Array.from({ length: 12 }, () => callFrom('127.0.0.1', '/api/sessions', { study: 'prolific', external: { PROLIFIC_PID: 'pid-burst', STUDY_ID: 'st-1' } })));
     expect(burst.map((r) => r.status).sort()).toEqual([...Array(11).fill(200), 201]);
     expect(count("SELECT count(*) AS n FROM listeners WHERE participant = 'pid-burst'")).toBe(1);
   });
@@ -117,12 +118,87 @@ describe('one session per participant', () => {
     expect((await callFrom('127.0.0.1', '/api/sessions', { study: 'prolific', external: link })).status).toBe(201);
     for (const external of [{ PROLIFIC_PID: 'pid-guarded' }, { PROLIFIC_PID: 'pid-guarded', STUDY_ID: 'st-2' }]) {
       const other = await callFrom('127.0.0.5', '/api/sessions', { study: 'prolific', external });
-      expect(other.status).toBe(409);
-      expect(other.body).toMatchObject({ error: 'participant_has_session', field: 'external' });
-      expect(other.body.token).toBeUndefined();
+      expect(other.status).toBe(201);
+      expect(other.body.state.progress.done).toBe(0);
     }
-    expect(count("SELECT count(*) AS n FROM listeners WHERE participant = 'pid-guarded'")).toBe(1);
+    expect(count("SELECT count(*) AS n FROM listeners WHERE participant = 'pid-guarded'")).toBe(3);
     expect(count("SELECT count(*) AS n FROM session_tokens t JOIN listeners l ON l.id = t.listener_id WHERE l.participant = 'pid-guarded'")).toBe(0);
+  });
+
+  // Issue 20.2: the probe's two repros. Today's main answered the first with 200 (the attacker
+  // kept a working token to the real participant's session) and the second with 409.
+  it('an attacker who starts first with only the participant id neither takes over nor locks out the real participant', async () => {
+    const attacker = await callFrom('127.0.0.5', '/api/sessions', { study: 'submissions', external: { PROLIFIC_PID: 'victim-1' } });
+    expect(attacker.status).toBe(201);
+    const real = { PROLIFIC_PID: 'victim-1', STUDY_ID: 'st-1', SESSION_ID: 'sub-real-1' };
+    const first = await callFrom('127.0.0.1', '/api/sessions', { study: 'submissions', external: real });
+    expect(first.status).toBe(201);
+    expect((await callFrom('127.0.0.1', '/api/session/votes', voteFor(0), first.body.token)).status).toBe(200);
+    // The attacker's token reaches only the attacker's own empty session.
+    expect((await callFrom('127.0.0.5', '/api/session', undefined, attacker.body.token)).body.progress.done).toBe(0);
+    // Trying again with the id alone, or the id and the public STUDY_ID, makes yet another session.
+    for (const external of [{ PROLIFIC_PID: 'victim-1' }, { PROLIFIC_PID: 'victim-1', STUDY_ID: 'st-1' }]) {
+      const again = await callFrom('127.0.0.5', '/api/sessions', { study: 'submissions', external });
+      expect(again.status).toBe(201);
+      expect(again.body.state.progress.done).toBe(0);
+    }
+    // The real participant, in a new browser, is back where they were.
+    const resumed = await callFrom('127.0.0.4', '/api/sessions', { study: 'submissions', external: real });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.state.progress.done).toBe(1);
+    const realIds = server.app.db.prepare("SELECT id FROM listeners WHERE json_extract(external, '$.SESSION_ID') = 'sub-real-1'").pluck().all();
+    expect(realIds).toHaveLength(1);
+    // Its only other token is the real participant's second browser.
+    expect(count('SELECT count(*) AS n FROM session_tokens WHERE listener_id = ?', realIds[0])).toBe(1);
+  });
+
+  it('an attacker who starts first with a made-up SESSION_ID neither takes over nor locks out the real participant', async () => {
+    const fake = { PROLIFIC_PID: 'victim-2', STUDY_ID: 'st-1', SESSION_ID: 'made-up' };
+    const attacker = await callFrom('127.0.0.5', '/api/sessions', { study: 'submissions', external: fake });
+    expect(attacker.status).toBe(201);
+    const real = { ...fake, SESSION_ID: 'sub-real-2' };
+    const first = await callFrom('127.0.0.1', '/api/sessions', { study: 'submissions', external: real });
+    expect(first.status).toBe(201);
+    expect(first.body.state.progress).toEqual({ done: 0, total: 4 });
+    expect((await callFrom('127.0.0.1', '/api/session/votes', voteFor(0), first.body.token)).status).toBe(200);
+    // The attacker's link resumes the attacker's session, never the real one.
+    const back = await callFrom('127.0.0.5', '/api/sessions', { study: 'submissions', external: fake });
+    expect(back.status).toBe(200);
+    expect(back.body.state.progress.done).toBe(0);
+    expect((await callFrom('127.0.0.4', '/api/sessions', { study: 'submissions', external: real })).body.state.progress.done).toBe(1);
+    // A placeholder left unsubstituted is no submission id: such a start is never resumed.
+    const placeholder = { ...fake, SESSION_ID: '{{%SESSION_ID%}}' };
+    const p1 = await callFrom('127.0.0.5', '/api/sessions', { study: 'submissions', external: placeholder });
+    const p2 = await callFrom('127.0.0.5', '/api/sessions', { study: 'submissions', external: placeholder });
+    expect([p1.status, p2.status]).toEqual([201, 201]);
+  });
+
+  it('a participant who returns the study and takes it again (a new SESSION_ID) gets a new session; each submission link resumes its own', async () => {
+    const first = { PROLIFIC_PID: 'retaker', STUDY_ID: 'st-1', SESSION_ID: 'sub-a' };
+    const a = await callFrom('127.0.0.1', '/api/sessions', { study: 'submissions', external: first });
+    expect(a.status).toBe(201);
+    expect((await callFrom('127.0.0.1', '/api/session/votes', voteFor(0), a.body.token)).status).toBe(200);
+    const b = await callFrom('127.0.0.1', '/api/sessions', { study: 'submissions', external: { ...first, SESSION_ID: 'sub-b' } });
+    expect(b.status).toBe(201);
+    expect(b.body.state.progress.done).toBe(0);
+    expect((await callFrom('127.0.0.4', '/api/sessions', { study: 'submissions', external: first })).body.state.progress.done).toBe(1);
+    expect((await callFrom('127.0.0.4', '/api/sessions', { study: 'submissions', external: { ...first, SESSION_ID: 'sub-b' } })).status).toBe(200);
+    expect(count("SELECT count(*) AS n FROM listeners WHERE participant = 'retaker'")).toBe(2);
+  });
+
+  it('12 concurrent starts: the real link makes one session, each attacker start its own', async () => {
+    const real = { PROLIFIC_PID: 'victim-3', STUDY_ID: 'st-1', SESSION_ID: 'sub-real-3' };
+    const starts = Array.from({ length: 12 }, (_, i) =>
+      i % 2 === 0 ? real : i % 4 === 1 ? { PROLIFIC_PID: 'victim-3' } : { ...real, SESSION_ID: `fake-${i}` },
+    );
+    const replies = await Promise.all(starts.map((external, i) => callFrom(i % 2 ? '127.0.0.5' : '127.0.0.1', '/api/sessions', { study: 'submissions', external })));
+    const realReplies = replies.filter((_, i) => i % 2 === 0);
+    expect(realReplies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    expect(replies.filter((_, i) => i % 2 === 1).map((r) => r.status)).toEqual(Array(6).fill(201));
+    // Six real browsers, one session: an answer in one shows in all.
+    expect((await callFrom('127.0.0.1', '/api/session/votes', voteFor(0), realReplies[3].body.token)).status).toBe(200);
+    for (const r of realReplies) expect((await callFrom('127.0.0.1', '/api/session', undefined, r.body.token)).body.progress.done).toBe(1);
+    expect(count("SELECT count(*) AS n FROM listeners WHERE participant = 'victim-3'")).toBe(7);
   });
 
   it('an MTurk workerId returning on the same assignment resumes; sessions without a participant id stay separate', async () => {
@@ -131,7 +207,11 @@ describe('one session per participant', () => {
     expect(first.status).toBe(201);
     const again = await callFrom('127.0.0.6', '/api/sessions', { study: 'mturk', external: link });
     expect(again.status).toBe(200);
-    expect(count("SELECT count(*) AS n FROM listeners WHERE participant = 'A1WORKER'")).toBe(1);
+    // A HIT's preview (no assignment yet) and another assignment of the same worker are sessions of their own.
+    for (const assignmentId of ['ASSIGNMENT_ID_NOT_AVAILABLE', 'ASSIGNMENT_ID_NOT_AVAILABLE', 'ASG2']) {
+      expect((await callFrom('127.0.0.6', '/api/sessions', { study: 'mturk', external: { ...link, assignmentId } })).status).toBe(201);
+    }
+    expect(count("SELECT count(*) AS n FROM listeners WHERE participant = 'A1WORKER'")).toBe(4);
     const anonymous = await Promise.all([1, 2].map(() => callFrom('127.0.0.1', '/api/sessions', { study: 'mturk' })));
     expect(anonymous.map((r) => r.status)).toEqual([201, 201]);
     expect(anonymous[0].body.token).not.toBe(anonymous[1].body.token);

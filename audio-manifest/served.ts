@@ -81,7 +81,7 @@ export async function renderServedCopy(source: Uint8Array, loudness: LoudnessSet
 }
 
 /** A canonical PCM WAV: RIFF header, 16-byte fmt chunk, data chunk; no other chunk. */
-function wavFile(pcm: Int16Array, channels: number, sampleRate: number): Uint8Array {
+export function wavFile(pcm: Int16Array, channels: number, sampleRate: number): Uint8Array {
   const dataBytes = pcm.length * 2;
   const out = new Uint8Array(44 + dataBytes);
   const view = new DataView(out.buffer);

@@ -19,7 +19,7 @@ import { buildApp } from '../server/app';
 import { writeStudyBundle } from '../server/bundle';
 import { databaseFile, openDatabase, type Db } from '../db/open';
 import { exportRepository } from '../server/store/export';
-import { call, voteFor } from '../server/testing/client';
+import { call, takeScreening, voteFor } from '../server/testing/client';
 import { salientAttributes, type Labels } from './attention';
 import { setStudyStatus } from './build';
 import { assignTrials, StudyFullError } from './design';
@@ -248,11 +248,8 @@ async function runListeners(data: string, studyId: string, listeners: number, sc
       expect(started.status).toBe(201);
       const token = started.body.token as string;
       for (const kind of screening) {
-        const screened = await call(`${url}/api/session/screening`, {
-          token,
-          body: { kind, passed: true, correct: 6, trials: 6, attempts: 1, userAgent: 'vitest', audioOutput: { sampleRate: 48000, channelCount: 2 } },
-        });
-        expect(screened.status).toBe(200);
+        const screened = await takeScreening(url, token, kind as 'antiphase' | 'huggins', true);
+        expect(screened.body.outcome).toBe('passed');
       }
       let state = started.body.state;
       const total = state.progress.total as number;

@@ -4,7 +4,9 @@
  * the shapes the same contract promises for replies.
  */
 import type { ApiError } from '../../contract/common';
-import type { CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
+import type {
+  CommentsBody, ProblemBody, ScreeningAttempt, ScreeningBody, ScreeningReply, ScreeningStartBody, SessionState, StartSessionReply, StudyIntro, VoteAck, VoteBody,
+} from '../../contract/listener';
 
 /** A reply with a 4xx/5xx status; `body` is the server's `{ error, message, field? }` when it sent one. */
 export class HttpError extends Error {
@@ -57,6 +59,14 @@ export const api = {
     call<SessionState>('POST', '/api/session/problems', body, { ...o, token }),
   comments: (token: string, body: CommentsBody, o?: RequestOptions) =>
     call<unknown>('POST', '/api/session/comments', body, { ...o, token }),
+  screeningAttempt: (token: string, body: ScreeningStartBody, o?: RequestOptions) =>
+    call<ScreeningAttempt>('POST', '/api/session/screening/attempts', body, { ...o, token }),
   screening: (token: string, body: ScreeningBody, o?: RequestOptions) =>
-    call<unknown>('POST', '/api/session/screening', body, { ...o, token }),
+    call<ScreeningReply>('POST', '/api/session/screening', body, { ...o, token }),
+  /** A headphone-check round's sound (WAV bytes), which only this session may fetch. */
+  async screeningSound(token: string, url: string): Promise<ArrayBuffer> {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, cache: 'no-store' });
+    if (!res.ok) throw new HttpError(res.status, null);
+    return res.arrayBuffer();
+  },
 };

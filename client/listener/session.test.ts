@@ -16,6 +16,7 @@ const state = (position: number | null, done: number, total = 10): SessionState 
   completion: position === null ? { code: 'C', redirectUrl: null } : null,
   status: 'open',
   stopped: null,
+  screening: { done: [], usedUp: [], failed: false },
 });
 
 describe('resolvePosition', () => {

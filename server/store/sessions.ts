@@ -1,13 +1,14 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../db/open';
 import { UPCOMING_TRIALS } from '../../contract/constants';
-import { type ScreeningBody, type SessionState } from '../../contract/listener';
+import { type SessionState } from '../../contract/listener';
 import type { TrialKind } from '../../contract/trials';
 import type { StudyRow } from './studies';
 import { conflict } from '../errors';
 import { assignTrials } from '../../studies/design';
 import { installationSecret } from '../../audio-manifest/ids';
 import { trialKinds, type ServedItem } from './trials';
+import { screeningRepository } from './screening';
 
 /** The listener a session token resolves to. */
 export interface ListenerRow {
@@ -35,14 +36,6 @@ interface TrialRow extends ServedItem {
   position: number;
   first: 'a' | 'b' | null;
   trial_kind: TrialKind;
-}
-
-/** listeners.screening: one check's outcome, or both checks' under `results`. */
-interface StoredScreening {
-  kind: string;
-  passed: boolean;
-  recordedAt: string;
-  results?: StoredScreening[];
 }
 
 /**
@@ -115,11 +108,8 @@ export function sessionRepository(db: Db) {
     SELECT (SELECT count(*) FROM assignments WHERE listener_id = ?) AS total,
            (SELECT count(*) FROM votes WHERE listener_id = ?) AS voted,
            (SELECT count(*) FROM trial_problems WHERE listener_id = ?) AS skipped`);
-  const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
+  const screening = screeningRepository(db);
   const saveComments = db.prepare('UPDATE listeners SET comments = ? WHERE id = ?');
-  const screeningOf = db.prepare<[string], { screening: string | null; voted: 0 | 1 }>(
-    'SELECT screening, EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id) AS voted FROM listeners l WHERE id = ?',
-  );
 
   const createListener = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null, clientAddress: string) => {
     const token = randomBytes(32).toString('base64url');
@@ -203,13 +193,9 @@ export function sessionRepository(db: Db) {
         completion: finished ? way : null,
         status,
         stopped: finished || status === 'open' ? null : voted > 0 ? way : { code: null, redirectUrl: null },
+        screening: screening.standing(listener.id),
       };
     },
-    /**
-     * Records one headphone check's outcome, once: a check already recorded, or any check after
-     * the first vote, is refused (a listener who failed cannot retake it until they pass). A
-     * study asking for both checks stores both: `passed` is true only when every one passed.
-     */
     /**
      * A finished listener's end-of-study comments; sending again replaces them (the box stays
      * editable on the completion screen).
@@ -219,18 +205,6 @@ export function sessionRepository(db: Db) {
       if (total === 0 || voted + skipped < total) throw conflict('not_finished', 'comments are asked for once every trial is answered');
       saveComments.run(text, listener.id);
     },
-    recordScreening: db.transaction((listenerId: string, screening: ScreeningBody): void => {
-      const { screening: stored, voted } = screeningOf.get(listenerId)!;
-      const previous: StoredScreening[] = stored === null ? [] : ((p: StoredScreening) => p.results ?? [p])(JSON.parse(stored));
-      if (previous.some((r) => r.kind === screening.kind)) {
-        throw conflict('screening_recorded', `the ${screening.kind} check is already recorded and cannot change`, 'kind');
-      }
-      if (voted) throw conflict('screening_recorded', 'the headphone check cannot change after the first answer', 'kind');
-      const result: StoredScreening = { ...screening, recordedAt: new Date().toISOString() };
-      const results = [...previous, result];
-      const value = results.length === 1 ? result : { kind: 'both', passed: results.every((r) => r.passed), results, recordedAt: result.recordedAt };
-      saveScreening.run(JSON.stringify(value), listenerId);
-    }).immediate,
   };
 }
 export type SessionRepository = ReturnType<typeof sessionRepository>;

@@ -7,7 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, takeScreening, voteFor } from '../testing/client';
 import { exportAtAnyMoment } from '../testing/export-time';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,9 +37,7 @@ async function listen(external: Record<string, string>, answers: number, opts: {
   expect(start.status, start.text).toBe(201);
   const token = start.body.token as string;
   if (opts.screening !== undefined) {
-    const passed = opts.screening;
-    const body = { kind: 'antiphase', passed, correct: passed ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
-    expect((await call(`${server.url}/api/session/screening`, { token, body })).status).toBe(200);
+    expect((await takeScreening(server.url, token, 'antiphase', opts.screening)).status).toBe(200);
   }
   const listener = server.app.store.sessions.byToken(token)!;
   const expected = server.app.db.prepare('SELECT a.first, i.expected FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBundle } from '../../analysis/bundle';
 import { analyze } from '../../analysis/report';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, takeScreening, voteFor } from '../testing/client';
 
 const DEMO = fileURLToPath(new URL('../../studies/demo/', import.meta.url));
 /** The demo study's definition, pointed at the repository's demo audio by absolute path. */
@@ -38,8 +38,7 @@ async function listen(study: string, answers: number, screening?: boolean) {
   expect(start.status, start.text).toBe(201);
   const token = start.body.token as string;
   if (screening !== undefined) {
-    const body = { kind: 'antiphase', passed: screening, correct: screening ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
-    expect((await call(`${server.url}/api/session/screening`, { token, body })).status).toBe(200);
+    expect((await takeScreening(server.url, token, 'antiphase', screening)).status).toBe(200);
   }
   const listener = server.app.store.sessions.byToken(token)!;
   const expected = server.app.db.prepare(

@@ -148,12 +148,12 @@ describe('defining a study', () => {
     expect(created.body.yaml).toContain('# ACR: Bad, Poor, Fair, Good, Excellent');
     const valid = await api('/api/studio/studies/mos/validate', { method: 'POST' });
     expect(valid.status, valid.text).toBe(200);
-    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });
+    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 0, rating: 30, attention: 4, practice: 2 } });
     expect(server.app.store.studies.get('mos')).toBeUndefined();
     const built = await api('/api/studio/studies/mos/build', { method: 'POST' });
     expect(built.status, built.text).toBe(200);
-    expect(built.body).toMatchObject({ action: 'created', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });
-    expect((await api('/api/studio/studies/mos')).body.itemsByKind).toEqual({ pair: 0, rating: 42, attention: 4, practice: 2 });
+    expect(built.body).toMatchObject({ action: 'created', items: { pair: 0, rating: 30, attention: 4, practice: 2 } });
+    expect((await api('/api/studio/studies/mos')).body.itemsByKind).toEqual({ pair: 0, rating: 30, attention: 4, practice: 2 });
   });
 
   it('refuses references the manifest lacks, naming line and field', async () => {

@@ -375,6 +375,16 @@ export function ListenerApp({ study }: { study: string }) {
     else setPhase({ name: 'trials' });
   };
 
+  // Whenever the server says this participant's required check failed (here, or in another browser
+  // or session of theirs), the page says so instead of going on: no vote would be taken.
+  useEffect(
+    () =>
+      session.subscribe(() => {
+        if (intro?.screening.required && session.screening().failed) setPhase({ name: 'screened-out' });
+      }),
+    [session, intro],
+  );
+
   const device = () => ({ userAgent: navigator.userAgent.slice(0, 512), audioOutput: audio ? audioOutput(audio) : {} });
   const screeningServer: ScreeningServer = {
     begin: (kind) => session.beginScreening({ kind, ...device() }),

@@ -14,7 +14,6 @@ import { screeningRepository } from './screening';
 export interface ListenerRow {
   id: string;
   studyId: string;
-  screened: boolean;
   completionCode: string | null;
 }
 
@@ -79,8 +78,8 @@ export function sessionRepository(db: Db) {
   // A session's first token is on its row; tokens of the browsers it was resumed in are in session_tokens.
   const byTokenHash = db.prepare<
     [string, string],
-    { id: string; study_id: string; screening: string | null; completion_code: string | null }
-  >(`SELECT id, study_id, screening, completion_code FROM listeners
+    { id: string; study_id: string; completion_code: string | null }
+  >(`SELECT id, study_id, completion_code FROM listeners
       WHERE id = COALESCE((SELECT listener_id FROM session_tokens WHERE token_hash = ?),
                           (SELECT id FROM listeners WHERE token_hash = ?))`);
   const byParticipant = db.prepare<[string, string], { id: string; external: string }>(
@@ -164,7 +163,6 @@ export function sessionRepository(db: Db) {
         row && {
           id: row.id,
           studyId: row.study_id,
-          screened: row.screening !== null,
           completionCode: row.completion_code,
         }
       );

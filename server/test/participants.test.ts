@@ -79,11 +79,11 @@ describe('participants and the approve/reject file', () => {
   const ids: Record<string, string> = {};
 
   it('lists every listener with platform id, progress, attention, screening, the report’s exclusions and the code shown', async () => {
-    ids.good = await listen({ PROLIFIC_PID: 'p-good', STUDY_ID: 's1', SESSION_ID: 'x1' }, 20, { screening: true });
-    ids.careless = await listen({ PROLIFIC_PID: 'p-careless' }, 20, { screening: true, careless: true });
-    ids.deaf = await listen({ PROLIFIC_PID: 'p-screen' }, 20, { screening: false });
+    ids.good = await listen({ PROLIFIC_PID: 'p-good', STUDY_ID: 's1', SESSION_ID: 'x1' }, 16, { screening: true });
+    ids.careless = await listen({ PROLIFIC_PID: 'p-careless' }, 16, { screening: true, careless: true });
+    ids.deaf = await listen({ PROLIFIC_PID: 'p-screen' }, 16, { screening: false });
     ids.half = await listen({ PROLIFIC_PID: 'p-half' }, 6, { screening: true });
-    ids.mturk = await listen({ workerId: 'W123', assignmentId: 'A1', hitId: 'H1' }, 20, { screening: true });
+    ids.mturk = await listen({ workerId: 'W123', assignmentId: 'A1', hitId: 'H1' }, 16, { screening: true });
     ids.plain = await listen({}, 2);
 
     const table = await api(`/api/studio/studies/${STUDY}/participants`);
@@ -103,7 +103,7 @@ describe('participants and the approve/reject file', () => {
     expect(good).toMatchObject({
       participant: 'p-good',
       external: { PROLIFIC_PID: 'p-good', STUDY_ID: 's1', SESSION_ID: 'x1' },
-      progress: { done: 20, total: 20 },
+      progress: { done: 16, total: 16 },
       attention: { correct: 4, answered: 4 },
       screening: 'passed',
       excludedFor: [],
@@ -115,10 +115,10 @@ describe('participants and the approve/reject file', () => {
     expect(rows.get(ids.careless).reason).toMatch(/attention checks 0\/4 right \(needs ≥ 75% right\)/);
     expect(rows.get(ids.deaf)).toMatchObject({ screening: 'failed', decision: 'REJECT' });
     expect(rows.get(ids.deaf).reason).toMatch(/headphone screening/);
-    expect(rows.get(ids.half)).toMatchObject({ progress: { done: 6, total: 20 }, completionCode: null, completedAt: null, decision: 'REJECT' });
-    expect(rows.get(ids.half).reason).toBe('did not finish: 6 of 20 trials; no completion code was shown');
+    expect(rows.get(ids.half)).toMatchObject({ progress: { done: 6, total: 16 }, completionCode: null, completedAt: null, decision: 'REJECT' });
+    expect(rows.get(ids.half).reason).toBe('did not finish: 6 of 16 trials; no completion code was shown');
     expect(rows.get(ids.mturk)).toMatchObject({ participant: 'W123', decision: 'APPROVE' });
-    expect(rows.get(ids.plain)).toMatchObject({ participant: null, screening: null, progress: { done: 2, total: 20 } });
+    expect(rows.get(ids.plain)).toMatchObject({ participant: null, screening: null, progress: { done: 2, total: 16 } });
 
     // Progress and completion agree with the database.
     const db = server.app.db;

@@ -181,18 +181,18 @@ describe('building, previewing and running a study', () => {
     await upload(study, 'judges', join(DEMO, 'judges'));
     const valid = await api(`/api/studio/studies/${study}/validate`, { method: 'POST' });
     expect(valid.status, valid.text).toBe(200);
-    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 16, attention: 4, practice: 0 } });
+    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 12, attention: 4, practice: 0 } });
     expect(server.app.store.studies.get(study)).toBeUndefined();
 
     const built = await api(`/api/studio/studies/${study}/build`, { method: 'POST' });
     expect(built.status, built.text).toBe(200);
-    expect(built.body).toMatchObject({ action: 'created', status: 'draft', items: { pair: 16, attention: 4, practice: 0 } });
+    expect(built.body).toMatchObject({ action: 'created', status: 'draft', items: { pair: 12, attention: 4, practice: 0 } });
     expect(Object.values(built.body.sampler.perSystem as Record<string, number>).every((n) => n >= 6)).toBe(true);
-    expect(built.body.sampler.buckets.reduce((n: number, b: { chosen: number }) => n + b.chosen, 0)).toBe(16);
+    expect(built.body.sampler.buckets.reduce((n: number, b: { chosen: number }) => n + b.chosen, 0)).toBe(12);
 
     const preview = await api(`/api/studio/studies/${study}/preview`);
     expect(preview.status).toBe(200);
-    expect(preview.body.trials).toHaveLength(20);
+    expect(preview.body.trials).toHaveLength(16);
     const items = server.app.db.prepare('SELECT i.seq, i.kind, i.caption_a, i.caption_b, s.id AS clip_id FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq').all(study) as any[];
     preview.body.trials.forEach((p: any, i: number) => {
       expect(p.kind).toBe(items[i].kind);
@@ -214,8 +214,8 @@ describe('building, previewing and running a study', () => {
   });
 
   it('dashboard figures equal the database while listeners vote; failed screening and not-run checks are reported', async () => {
-    await listen(study, 20, true); // complete, screened
-    await listen(study, 20, false); // complete, failed the screening
+    await listen(study, 16, true); // complete, screened
+    await listen(study, 16, false); // complete, failed the screening
     await listen(study, 5); // in progress, never screened
     await listen(study, 0); // started only
     const dash = await call(`${server.url}/api/studio/studies/${study}/dashboard`, { token: analyst });
@@ -281,9 +281,9 @@ describe('building, previewing and running a study', () => {
     const clone = await api(`/api/studio/studies/${study}/clone`, { body: { name: `${study}-v2` } });
     expect(clone.status).toBe(201);
     expect(clone.body).toMatchObject({ built: false, editable: true, files: { captions: expect.arrayContaining(['lyra.json']) } });
-    const edited = await api(`/api/studio/studies/${study}-v2/definition`, { method: 'PUT', body: { yaml: before.replace('count: 16', 'count: 12').replace('minPerSystem: 6', 'minPerSystem: 4') } });
+    const edited = await api(`/api/studio/studies/${study}-v2/definition`, { method: 'PUT', body: { yaml: before.replace('count: 12', 'count: 10').replace('minPerSystem: 4', 'minPerSystem: 3') } });
     expect(edited.status, edited.text).toBe(200);
-    expect((await api(`/api/studio/studies/${study}-v2/build`, { method: 'POST' })).body.items.pair).toBe(12);
+    expect((await api(`/api/studio/studies/${study}-v2/build`, { method: 'POST' })).body.items.pair).toBe(10);
     expect((await api(`/api/studio/studies/${study}/clone`, { body: { name: `${study}-v2` } })).status).toBe(409);
   });
 

@@ -107,7 +107,7 @@ export async function renderServedCopy(source: Uint8Array, loudness: LoudnessSet
 }
 
 /** A canonical PCM WAV: RIFF header, 16-byte fmt chunk, data chunk; no other chunk. */
-function wavFile(pcm: Int16Array, channels: number, sampleRate: number): Uint8Array {
+export function wavFile(pcm: Int16Array, channels: number, sampleRate: number): Uint8Array {
   const dataBytes = pcm.length * 2;
   const out = new Uint8Array(44 + dataBytes);
   const view = new DataView(out.buffer);
@@ -310,4 +310,50 @@ export function formatStudyAudio(summary: StudyAudioSummary): string {
       summary.peakLimited.map((r) => `${r.clip} at ${r.level ?? '-'} ${summary.unit} (gain ${r.gainDb} dB)`).join(', ')
     : '';
   return `audio: ${summary.clips} clips as 16-bit WAV at ${describeStudyLoudness(summary.loudness)}${dither}, ${summary.made} new cop${summary.made === 1 ? 'y' : 'ies'} written${limited}`;
+}
+
+/** The loudness a copy was made with, read back from its served_clips.settings: the inverse of settingsKey. */
+function settingsOf(json: string): LoudnessSettings {
+  type Stored =
+    | { loudness: 'off'; dither?: 'tpdf' }
+    | { loudness: { targetDbfs: number } }
+    | { loudness: { measure: LoudnessSettings['measure']; target: number }; dither: 'tpdf' | 'none' };
+  const stored = JSON.parse(json) as Stored;
+  if (stored.loudness === 'off') return { normalize: false, measure: 'rms', target: 0, dither: 'dither' in stored && stored.dither === 'tpdf' };
+  if ('targetDbfs' in stored.loudness) return { normalize: true, measure: 'rms', target: stored.loudness.targetDbfs, dither: false };
+  return { normalize: true, measure: stored.loudness.measure, target: stored.loudness.target, dither: (stored as { dither: string }).dither === 'tpdf' };
+}
+
+/**
+ * Writes again every copy a served_clips row names that is not on disk (a database restored from
+ * a backup into a fresh data dir, or a lost served-audio folder). A copy is a pure function of the
+ * corpus file and its settings, so the copy made again is byte for byte the one the row names and
+ * every served id stays valid; a corpus file that is gone or changed since is a problem, and that
+ * study must be built again. Returns how many copies were written and what could not be.
+ */
+export async function restoreMissingCopies(db: Db): Promise<{ restored: number; problems: { studies: string[]; file: string; reason: string }[] }> {
+  const dir = servedAudioDir(db);
+  const store = manifestStore(db);
+  const rows = store.servedFiles().filter((r) => !existsSync(join(dir, r.file)));
+  const problems: { studies: string[]; file: string; reason: string }[] = [];
+  let restored = 0;
+  if (rows.length > 0) mkdirSync(dir, { recursive: true });
+  for (const row of rows) {
+    const studies = row.studies.split('\0');
+    const source = store.clipSource(row.clipId);
+    try {
+      if (!source) throw new AudioError('its clip is no longer in the manifest');
+      const copy = await renderServedCopy(await readFile(source.absPath), settingsOf(row.settings));
+      const name = `${createHash('sha256').update(copy.wav).digest('hex')}.wav`;
+      if (name !== row.file) throw new AudioError(`${source.absPath} changed since the study was built`);
+      const temp = join(dir, `.${name}.${process.pid}.tmp`);
+      await writeFile(temp, copy.wav);
+      await rename(temp, join(dir, name));
+      restored++;
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${source?.absPath} not found` : (error as Error).message;
+      problems.push({ studies, file: row.file, reason });
+    }
+  }
+  return { restored, problems };
 }

@@ -105,6 +105,10 @@ function createManifestStore(db: Db) {
            source_mtime_ms AS sourceMtimeMs, gain_db AS gainDb, peak_limited AS peakLimited, loudness_dbfs AS loudnessDbfs,
            duration, bytes, tag, peaks, made_at AS madeAt
     FROM served_clips WHERE clip_id = ? AND settings = ? AND source_sha256 = ? AND source_bytes = ? AND source_mtime_ms = ? LIMIT 1`);
+  // One row per copy on disk: a copy is shared by every study (and clip row) that made the same one.
+  const servedFiles = db.prepare<[], { file: string; clipId: string; settings: string; studies: string }>(`
+    SELECT file, min(clip_id) AS clipId, min(settings) AS settings, group_concat(study_id, char(0)) AS studies
+    FROM (SELECT DISTINCT file, clip_id, settings, study_id FROM served_clips) GROUP BY file ORDER BY file`);
   const currentServedId = db.prepare<[string, string], string>('SELECT id FROM served_clips WHERE study_id = ? AND clip_id = ?').pluck();
   const servedClipIds = db.prepare<[string], string>('SELECT clip_id FROM served_clips WHERE study_id = ?').pluck();
   const removeServed = db.prepare<[string, string]>('DELETE FROM served_clips WHERE study_id = ? AND clip_id = ?');
@@ -167,6 +171,8 @@ function createManifestStore(db: Db) {
     /** A copy already made of this clip with these settings from the same source file, if any. */
     servedCopy: (clipId: string, settings: string, sourceSha256: string, sourceBytes: number, sourceMtimeMs: number): ServedClipRow | undefined =>
       servedCopy.get(clipId, settings, sourceSha256, sourceBytes, sourceMtimeMs),
+    /** Every copy file served_clips names, with one clip and settings that made it and the studies (NUL-separated) that serve it. */
+    servedFiles: () => servedFiles.all(),
     /** The served id the study's listeners get for the clip now. */
     currentServedId: (studyId: string, clipId: string): string | undefined => currentServedId.get(studyId, clipId),
     servedClipIds: (studyId: string): string[] => servedClipIds.all(studyId),

@@ -12,6 +12,14 @@ export const LANGUAGES = ['en', 'de'] as const;
 /** The headphone checks a study can ask for before its trials. */
 export const HEADPHONE_CHECKS = ['antiphase', 'huggins'] as const;
 export const SCREENINGS = ['none', ...HEADPHONE_CHECKS, 'both'] as const;
+/**
+ * Each check's rounds per attempt, how many must be right to pass, and how many attempts a
+ * listener gets; the server issues the rounds and scores the answers (server/store/screening.ts).
+ */
+export const SCREENING_RULES = {
+  antiphase: { trials: 6, passAt: 5, attempts: 1 },
+  huggins: { trials: 6, passAt: 6, attempts: 2 },
+} as const;
 
 export const STAFF_ROLES = ['researcher', 'analyst'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];

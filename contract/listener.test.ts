@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { StudyIntro, SessionState, StartSessionReply, Trial, VoteAck, VoteBody } from './listener';
+import { ScreeningAttempt, ScreeningReply, StudyIntro, SessionState, StartSessionReply, Trial, VoteAck, VoteBody } from './listener';
 import { ApiError } from './common';
 
 function propertyNames(schema: unknown, out = new Set<string>()): Set<string> {
@@ -17,13 +17,16 @@ function propertyNames(schema: unknown, out = new Set<string>()): Set<string> {
   return out;
 }
 
-const received = [StudyIntro, SessionState, StartSessionReply, VoteAck, ApiError];
+const received = [StudyIntro, SessionState, StartSessionReply, VoteAck, ScreeningAttempt, ScreeningReply, ApiError];
 const keys = new Set(received.flatMap((s) => [...propertyNames(z.toJSONSchema(s, { io: 'output' }))]));
 
 describe('the listener surface', () => {
   it('is exactly the reviewed keys: a new one is a blinding decision (docs/blinding.md), made here', () => {
     expect([...keys].sort()).toEqual(
       [
+        // The headphone check: the session's standing (checks recorded, used up, failed), an attempt's rounds (where each
+        // sounds, never its target) and the server's score of the answers.
+        'attempt', 'attempts', 'rounds', 'outcome', 'usedUp', 'failed',
         'anchors', 'audioUrl', 'breakEvery', 'caption', 'captions', 'clip', 'code', 'comments', 'completion', 'consentMarkdown',
         'correct', 'done', 'duration', 'error', 'estimate', 'feedback', 'field', 'high', 'id', 'instructionsMarkdown', 'kind',
         'labels', 'language', 'linkParameters', 'listening', 'low', 'message', 'mode', 'peaksUrl', 'points', 'position',

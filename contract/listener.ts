@@ -4,7 +4,7 @@
  * answer, a judge score or a corpus path/label (docs/blinding.md; e2e/support/blinding.ts checks).
  */
 import { z } from 'zod';
-import { HEADPHONE_CHECKS, TRIAL_PROBLEMS, UPCOMING_TRIALS } from './constants';
+import { HEADPHONE_CHECKS, SCREENING_RULES, TRIAL_PROBLEMS, UPCOMING_TRIALS } from './constants';
 import { StudyId, StudyStatus } from './common';
 import { Language, ListeningRequirement, Screening } from './study-definition';
 import { Question } from './questionnaire';
@@ -86,6 +86,13 @@ export const SessionState = z.object({
   stopped: Completion.nullable(),
   /** The study's questions this listener has still to see: those before the trials, those after. */
   questionsDue: z.object({ before: z.boolean(), after: z.boolean() }),
+  /**
+   * The listener's own headphone checks: the kinds whose outcome is recorded, and whether one of
+   * this participant's checks (in this session or another of theirs) did not pass. A study that
+   * requires the check takes no votes once `failed` (server/store/votes.ts). `usedUp`: checks not
+   * recorded whose every attempt was begun (left by a reload); beginning one records it as not passed.
+   */
+  screening: z.object({ done: z.array(z.enum(HEADPHONE_CHECKS)), usedUp: z.array(z.enum(HEADPHONE_CHECKS)), failed: z.boolean() }),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -145,18 +152,45 @@ export const VoteAck = z.object({
 });
 export type VoteAck = z.infer<typeof VoteAck>;
 
+/** What the listener's browser says about itself with a check: kept with the outcome, for the researcher. */
+const screeningDevice = {
+  userAgent: z.string().max(512),
+  audioOutput: z.record(z.string().max(64), z.union([z.string().max(256), z.number(), z.boolean(), z.null()])),
+};
+
+/** POST /api/session/screening/attempts: begin an attempt at one headphone check. */
+export const ScreeningStartBody = z.object({ kind: z.enum(HEADPHONE_CHECKS), ...screeningDevice }).strict();
+export type ScreeningStartBody = z.infer<typeof ScreeningStartBody>;
+
+/**
+ * An attempt as the browser receives it: where each round's sound is, nothing about which interval
+ * is the target (the server keeps that, and scores the answers).
+ */
+export const ScreeningAttempt = z.object({
+  kind: z.enum(HEADPHONE_CHECKS),
+  attempt: z.number().int().positive(),
+  attempts: z.number().int().positive(),
+  rounds: z.array(z.object({ audioUrl: z.string() })),
+});
+export type ScreeningAttempt = z.infer<typeof ScreeningAttempt>;
+
+/**
+ * POST /api/session/screening: the interval (0, 1 or 2) the listener picked in each round of the
+ * open attempt. The server scores them; a browser's own "passed" is not accepted.
+ */
 export const ScreeningBody = z
   .object({
     kind: z.enum(HEADPHONE_CHECKS),
-    passed: z.boolean(),
-    correct: z.number().int().nonnegative(),
-    trials: z.number().int().positive(),
-    attempts: z.number().int().positive(),
-    userAgent: z.string().max(512),
-    audioOutput: z.record(z.string().max(64), z.union([z.string().max(256), z.number(), z.boolean(), z.null()])),
+    attempt: z.number().int().positive(),
+    answers: z.array(z.number().int().min(0).max(2)).max(Math.max(SCREENING_RULES.antiphase.trials, SCREENING_RULES.huggins.trials)),
+    ...screeningDevice,
   })
   .strict();
 export type ScreeningBody = z.infer<typeof ScreeningBody>;
+
+/** The server's score of an attempt: passed, another attempt allowed (retry), or failed; and where the listener stands. */
+export const ScreeningReply = z.object({ outcome: z.enum(['passed', 'retry', 'failed']), state: SessionState });
+export type ScreeningReply = z.infer<typeof ScreeningReply>;
 
 /**
  * POST /api/session/problems: the trial's clip would not load or play even after "Try again"; the

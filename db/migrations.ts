@@ -412,6 +412,26 @@ export const migrations: Migration[] = [
   },
   {
     version: 13,
+    name: 'headphone checks issued by the server',
+    sql: `
+      -- One attempt at a headphone check, as the server issued it: per round, which interval is the
+      -- target (rounds, JSON, never sent to the browser; the browser gets each round's sound), and,
+      -- once the listener answered, the answers and how many matched (scored here, not in the browser).
+      CREATE TABLE screening_attempts (
+        listener_id TEXT NOT NULL REFERENCES listeners(id),
+        kind        TEXT NOT NULL CHECK (kind IN ('antiphase','huggins')),
+        attempt     INTEGER NOT NULL CHECK (attempt >= 1),
+        rounds      TEXT NOT NULL,
+        issued_at   TEXT NOT NULL,
+        answers     TEXT,
+        correct     INTEGER,
+        answered_at TEXT,
+        PRIMARY KEY (listener_id, kind, attempt)
+      );
+    `,
+  },
+  {
+    version: 14,
     name: 'questionnaires and trial comments',
     sql: `
       -- A listener's answers to the study's questions (study.yaml questions:), one row per question

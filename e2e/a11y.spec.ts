@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, test, type Page } from '@playwright/test';
 import { audit, SIZES, withAxe } from './support/axe';
-import { answerByKeyboard, currentTrial, sessionFinished, startByKeyboard } from './support/listener';
+import { answerByKeyboard, currentTrial, PLAY_SOUNDS, sessionFinished, startByKeyboard } from './support/listener';
 import { researcherToken, startServer, type E2eServer } from './support/server';
 
 /**
@@ -26,6 +26,7 @@ async function headphoneCheck(page: Page, counts: string[] | null, name: string)
   for (let attempt = 1; ; attempt++) {
     for (let round = 1; round <= 6; round++) {
       await expect(page.getByText(`Sound ${round} of 6`)).toBeVisible();
+      await expect(page.getByRole('button', { name: PLAY_SOUNDS })).toBeFocused(); // the round's sound has arrived
       if (counts && attempt === 1 && round === 1) await audit(page, `headphone check (${name}): round`, counts);
       await page.keyboard.press('Enter');
       await expect(page.getByRole('button', { name: 'First' })).toBeEnabled({ timeout: 15_000 });

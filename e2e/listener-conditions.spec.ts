@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { chromium, expect, test, type Page } from '@playwright/test';
 import { chromiumLaunch } from '../playwright.config';
-import { answerByKeyboard, currentTrial, expectVotesEqualChoices, sessionFinished, startByKeyboard, type Choice } from './support/listener';
+import { answerByKeyboard, currentTrial, expectVotesEqualChoices, PLAY_SOUNDS, sessionFinished, startByKeyboard, type Choice } from './support/listener';
 import { startMain, startServer, type E2eServer } from './support/server';
 
 let server: E2eServer;
@@ -286,4 +286,38 @@ test('reloading during the headphone check does not give a fresh try: the attemp
   await expect.poll(() => server.sql<{ screening: string | null }>('SELECT screening FROM listeners')[0].screening).not.toBeNull();
   const outcome = JSON.parse(server.sql<{ screening: string }>('SELECT screening FROM listeners')[0].screening);
   expect(outcome).toMatchObject({ kind: 'antiphase', passed: false, correct: 0, attempts: 1 });
+});
+
+test('a participant screened out by a required check is told so plainly in a fresh browser too, and no check or trial is offered', async ({ browser }) => {
+  server = await startServer({ pairs: 4, screening: 'antiphase', screeningRequired: true });
+  const link = `${server.url}/s/${server.study}?PROLIFIC_PID=p-out&STUDY_ID=s-1`;
+  // The first browser: the check, answered one interval off in every round (the server's own rounds, read from its file).
+  const first = await browser.newContext();
+  const page = await first.newPage();
+  await startByKeyboard(page, link);
+  await expect(page.getByRole('button', { name: /Volume is set/ })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect.poll(() => server.sql('SELECT rounds FROM screening_attempts').length).toBe(1);
+  const [{ rounds }] = server.sql<{ rounds: string }>('SELECT rounds FROM screening_attempts');
+  for (const [i, round] of (JSON.parse(rounds) as { target: number }[]).entries()) {
+    await expect(page.getByText(`Sound ${i + 1} of 6`)).toBeVisible();
+    await expect(page.getByRole('button', { name: PLAY_SOUNDS })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('button', { name: 'First' })).toBeEnabled({ timeout: 15_000 });
+    await page.keyboard.press(String(1 + ((round.target + 1) % 3)));
+  }
+  await expect(page.getByRole('heading', { name: 'Thank you for your time' })).toBeVisible();
+  await first.close();
+
+  // A fresh browser with the same link: the server's record, not this browser's storage, decides.
+  const fresh = await browser.newContext();
+  const again = await fresh.newPage();
+  await startByKeyboard(again, link);
+  await expect(again.getByRole('heading', { name: 'Thank you for your time' })).toBeVisible();
+  await expect(again.getByText('the check did not confirm that')).toBeVisible();
+  await expect(again.getByRole('button', { name: /Volume is set/ })).toHaveCount(0);
+  await expect(again.locator('section.trial')).toHaveCount(0);
+  expect(server.votes()).toHaveLength(0);
+  expect(server.sql<{ n: number }>('SELECT count(*) AS n FROM screening_attempts')[0].n).toBe(1);
+  await fresh.close();
 });

@@ -92,9 +92,9 @@ test('a researcher builds a MetaSet study from uploaded files, previews, opens a
   const yaml = page.getByLabel('study.yaml');
   await expect(yaml).toHaveValue(/kind: metaset, file: captions\/lyra\.json, system: lyra/);
 
-  // The template's 100 items do not fit 16 clips: refused at the line that limits it.
+  // The template's 100 items do not fit the 8 of 16 clips its 8 attention checks leave: refused at the line that asks too much.
   await page.getByRole('button', { name: 'Validate' }).click();
-  await expect(page.getByTestId('problems')).toContainText(/line \d+:\d+ items\.maxPerUtterance — asked for 100 items/);
+  await expect(page.getByTestId('problems')).toContainText(/line \d+:\d+ items\.count — asked for 100 items/);
 
   // A study small enough for two listeners: 6 items over 3 |Δ| buckets, 2 generated attention checks.
   const edited = (await yaml.inputValue())

@@ -157,19 +157,19 @@ export interface GeneratedCheck {
 
 /**
  * `count` checks over distinct utterances, attributes taken in turn so no single attribute
- * dominates; utterances in `avoid` (e.g. already used by items) are used only when needed.
+ * dominates. The caller passes only the utterances a check may use (never a scored item's or a
+ * practice trial's: studies/build.ts).
  * No check shows a text in `captions` (the study's pair captions): a description the listener
  * also meets in a pair trial would mark that trial's caption as the right one, and the check as
  * a check. Such a description is replaced by one rendered from the clip's labels.
  */
 export function generateAttentionChecks(
   candidates: readonly AttentionCandidate[],
-  options: { count: number; attributes: readonly AttentionAttribute[]; avoid?: ReadonlySet<string>; captions?: ReadonlySet<string> },
+  options: { count: number; attributes: readonly AttentionAttribute[]; captions?: ReadonlySet<string> },
   random: StudyRandom,
 ): GeneratedCheck[] {
   const fresh = (check: GeneratedCheck) => !options.captions?.has(check.correct) && !options.captions?.has(check.wrong);
-  const shuffled = random.shuffle(candidates);
-  const ordered = [...shuffled.filter((c) => !options.avoid?.has(c.utteranceId)), ...shuffled.filter((c) => options.avoid?.has(c.utteranceId))];
+  const ordered = random.shuffle(candidates);
   const attributes = random.shuffle(options.attributes);
   const used = new Set<string>();
   const checks: GeneratedCheck[] = [];

@@ -121,6 +121,11 @@ export class ManifestView {
     return this.captions.get(captionKey(utteranceId, system));
   }
 
+  /** Every caption text of the task in scope. */
+  captionTexts(): Set<string> {
+    return new Set(this.captions.values());
+  }
+
   filtered(filter: UtteranceFilter | undefined): UtteranceRow[] {
     const ids = filter?.ids ? new Set(filter.ids) : null;
     return [...this.utterances.values()].filter(
@@ -178,14 +183,16 @@ export interface PlanContext {
   captionOf(utteranceId: string, system: string, path: FieldPath): string | undefined;
   /** A sample config's systems with `name*` patterns resolved; unknown ones and utterance ids are problems at their lines. */
   sampledSystems(config: { systems: readonly string[]; utterances?: UtteranceFilter }): string[];
-  /** The utterances a sample draws from: the filter's with a clip, less the practice clips. */
-  samplePool(filter: UtteranceFilter | undefined, practised: readonly { utterance: string }[]): { id: string }[];
+  /** The utterances a sample draws from: the filter's with a clip, less the practice clips and the attention checks' (listed, or generated before sampling). */
+  samplePool(filter: UtteranceFilter | undefined, checks: readonly { utteranceId: string; clipId: string }[]): { id: string }[];
   /** Sampling that cannot be satisfied: a problem at the sample setting it names. */
   samplingProblem(error: unknown): void;
-  /** Generated attention checks over the filter's utterances, away from the items' clips and captions where possible. */
+  /**
+   * Generated attention checks over the declared split (the checks' `utterances`, else the sampled
+   * items' `utterances`), never on a practice trial's clip nor on one of `items` (listed items; sampled
+   * items are drawn after the checks, away from their clips), never showing a caption of the study's task.
+   */
   generatedChecks(config: { count: number; attributes: readonly AttentionAttribute[]; descriptionSystem: string; utterances?: UtteranceFilter }, items: readonly PlannedItem[]): (GeneratedCheck & { clipId: string })[];
-  /** A practice clip must not be a scored item: a problem at the practice entry otherwise. */
-  checkPractice(items: readonly PlannedItem[], index: number, utterance: string, clipId: string | undefined): void;
 }
 
 /**
@@ -225,40 +232,52 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       config.utterances?.ids?.forEach((id, i) => context.clipOf(id, ['items', 'utterances', 'ids', i]));
       return [...new Set([...resolved.values()].flat())];
     },
-    samplePool(filter, practice) {
-      // A practice clip teaches the task; drawing it as a scored item would score a taught answer.
-      const practised = new Set(practice.map((p) => p.utterance));
-      return manifest.filtered(filter).filter((u) => !practised.has(u.id));
+    samplePool(filter, checks) {
+      // A practice clip teaches the task and an attention check has a known answer: drawing either
+      // as a scored item would score a taught or a checked answer.
+      const kept = reserved();
+      for (const c of checks) {
+        kept.utterances.add(c.utteranceId);
+        kept.clips.add(c.clipId);
+      }
+      return manifest.filtered(filter).filter((u) => !kept.utterances.has(u.id) && !kept.clips.has(u.clipId!));
     },
     samplingProblem(error) {
       if (!(error instanceof SamplingError)) throw error;
       problem(['items', error.field], error.message);
     },
     generatedChecks(config, items) {
+      const split = config.utterances ?? (def.items.mode === 'sample' ? def.items.utterances : undefined);
+      const kept = reserved();
+      const scored = items.filter((i) => i.kind === i.trialKind);
+      const taken = { utterances: new Set([...kept.utterances, ...scored.map((i) => i.utteranceId)]), clips: new Set([...kept.clips, ...scored.map((i) => i.clipId)]) };
       const candidates: AttentionCandidate[] = manifest
-        .filtered(config.utterances)
+        .filtered(split)
+        .filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!))
         .map((u) => ({ utteranceId: u.id, labels: u.labels, description: manifest.caption(u.id, config.descriptionSystem) ?? null }));
       try {
-        const avoid = new Set(items.map((i) => i.utteranceId));
-        const captions = new Set(items.flatMap((i) => [i.captionA, i.captionB]).filter((c): c is string => c !== null));
-        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, avoid, captions }, keyedRandom(def.seed, 'attention')).map((check) => ({
+        // Any caption of the task, not only the items': a description a listener may meet in a trial would mark the check.
+        const captions = manifest.captionTexts();
+        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, captions }, keyedRandom(def.seed, 'attention')).map((check) => ({
           ...check,
           clipId: manifest.utterance(check.utteranceId)!.clipId!,
         }));
       } catch (error) {
-        problem(['attentionChecks', 'count'], (error as Error).message);
+        problem(['attentionChecks', 'count'], `${(error as Error).message} (checks never use a scored item's or a practice trial's clip)`);
         return [];
       }
     },
-    checkPractice(items, index, utterance, clipId) {
-      const scored = items.findIndex((item) => item.kind === item.trialKind && (item.utteranceId === utterance || item.clipId === clipId));
-      if (scored >= 0) {
-        const where = def.items.mode === 'explicit' ? ` (items.list[${scored}])` : '';
-        problem(['practice', index, 'utterance'], `${utterance} is also a scored item${where}; a practice trial must use a clip listeners are not scored on`);
-      }
-    },
   };
+  /** The utterances and clips of the practice trials and the listed attention checks: never scored. */
+  function reserved(): { utterances: Set<string>; clips: Set<string> } {
+    const listed = [...def.practice, ...(def.attentionChecks?.mode === 'explicit' ? def.attentionChecks.list : [])].map((e) => e.utterance);
+    return {
+      utterances: new Set(listed),
+      clips: new Set(listed.map((u) => manifest.utterance(u)?.clipId).filter((c): c is string => typeof c === 'string')),
+    };
+  }
   const { items, sampler } = planItems(def, context);
+  checkRoles(def, items, problem);
 
   // The design must be possible with what was planned.
   const scored = items.filter((i) => i.kind === i.trialKind).length;
@@ -273,6 +292,38 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
   }
   if (problems.length > 0) throw new StudyDefinitionError(problems);
   return { items, sampler, judgeScores: manifest.scoresOf(items) };
+}
+
+/**
+ * One role per clip: a practice clip is never an attention check or a scored item, an attention
+ * check's clip never a scored item (a clip reached through two utterance ids counts as one). A
+ * problem at the practice or attention entry that breaks it.
+ */
+function checkRoles(def: StudyDefinition, items: readonly PlannedItem[], problem: (path: FieldPath, message: string) => void): void {
+  const shares = (a: PlannedItem, b: PlannedItem) => a.utteranceId === b.utteranceId || a.clipId === b.clipId;
+  const scored = items.filter((i) => i.kind === i.trialKind);
+  const attention = items.filter((i) => i.kind === 'attention');
+  const scoredAt = (item: PlannedItem) => {
+    const at = scored.findIndex((s) => shares(s, item));
+    return at < 0 ? null : def.items.mode === 'explicit' ? ` (items.list[${at}])` : '';
+  };
+  items
+    .filter((i) => i.kind === 'practice')
+    .forEach((item, i) => {
+      const where = scoredAt(item);
+      if (where !== null) problem(['practice', i, 'utterance'], `${item.utteranceId} is also a scored item${where}; a practice trial must use a clip listeners are not scored on`);
+      else if (attention.some((a) => shares(a, item))) {
+        problem(['practice', i, 'utterance'], `${item.utteranceId} is also an attention check; a practice trial must use a clip of its own`);
+      }
+    });
+  if (def.attentionChecks?.mode === 'explicit') {
+    attention.forEach((item, j) => {
+      const where = scoredAt(item);
+      if (where !== null) {
+        problem(['attentionChecks', 'list', j, 'utterance'], `${item.utteranceId} is also a scored item${where}; an attention check must use a clip listeners are not scored on`);
+      }
+    });
+  }
 }
 
 /**

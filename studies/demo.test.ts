@@ -12,13 +12,13 @@ let t: TempDb;
 afterEach(() => t?.close());
 
 describe('the demo study', () => {
-  it('builds from the committed demo content through the audio manifest and serves 20 trials', async () => {
+  it('builds from the committed demo content through the audio manifest and serves 16 trials, no clip both scored and an attention check', async () => {
     t = tempDb();
     const { studyId, summary } = await loadStudyDir(t.db, DEMO);
     expect(studyId).toBe('demo');
-    expect(summary.items).toEqual({ pair: 16, attention: 4, practice: 0 });
+    expect(summary.items).toEqual({ pair: 12, attention: 4, practice: 0 });
     expect(Object.keys(summary.sampler!.perSystem).sort()).toEqual(['lyra', 'oracle', 'parrot-7b', 'sonnet-cap', 'whisper-style']);
-    for (const n of Object.values(summary.sampler!.perSystem)) expect(n).toBeGreaterThanOrEqual(6);
+    for (const n of Object.values(summary.sampler!.perSystem)) expect(n).toBeGreaterThanOrEqual(4);
 
     const items = t.db.prepare("SELECT i.kind, i.expected, c.path FROM items i JOIN clips c ON c.id = i.clip_id WHERE study_id = 'demo'").all() as {
       kind: string;
@@ -27,6 +27,8 @@ describe('the demo study', () => {
     }[];
     for (const i of items) expect(i.path).toMatch(/^demo-\d\d\.wav$/);
     expect(items.filter((i) => i.kind === 'attention').every((i) => i.expected === 'a' || i.expected === 'b')).toBe(true);
+    const checked = new Set(items.filter((i) => i.kind === 'attention').map((i) => i.path));
+    expect(items.filter((i) => i.kind === 'pair' && checked.has(i.path))).toEqual([]);
 
     const definition = readStudyDefinition(t.db, 'demo');
     expect(definition.completion.code).toBe('DEMO-EARMARK');
@@ -35,7 +37,7 @@ describe('the demo study', () => {
 
     setStudyStatus(t.db, 'demo', 'open');
     insertListener(t.db, 'demo', 'L1');
-    expect(assignTrials(t.db, 'demo', 'L1')).toBe(20);
+    expect(assignTrials(t.db, 'demo', 'L1')).toBe(16);
     // Building again (as every server start does) changes nothing.
     expect((await loadStudyDir(t.db, DEMO)).summary).toMatchObject({ action: 'unchanged', status: 'open' });
   });

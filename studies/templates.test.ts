@@ -20,7 +20,7 @@ import { writeStudyBundle } from '../server/bundle';
 import { databaseFile, openDatabase, type Db } from '../db/open';
 import { exportRepository } from '../server/store/export';
 import { studyTemplates } from '../server/store/study-folders';
-import { call, voteFor } from '../server/testing/client';
+import { call, takeScreening, voteFor } from '../server/testing/client';
 import { salientAttributes, type Labels } from './attention';
 import { setStudyStatus } from './build';
 import { assignTrials, StudyFullError } from './design';
@@ -253,11 +253,8 @@ async function runListeners(data: string, studyId: string, listeners: number, sc
       expect(started.status).toBe(201);
       const token = started.body.token as string;
       for (const kind of screening) {
-        const screened = await call(`${url}/api/session/screening`, {
-          token,
-          body: { kind, passed: true, correct: 6, trials: 6, attempts: 1, userAgent: 'vitest', audioOutput: { sampleRate: 48000, channelCount: 2 } },
-        });
-        expect(screened.status).toBe(200);
+        const screened = await takeScreening(url, token, kind as 'antiphase' | 'huggins', true);
+        expect(screened.body.outcome).toBe('passed');
       }
       let state = started.body.state;
       const total = state.progress.total as number;
@@ -312,7 +309,8 @@ describe('study templates build and run', () => {
     const data = dataDir();
     const studyDir = join(data, 'studies', 'metaset-pref');
     const accents = ['american', 'british', 'scottish', 'irish'];
-    const rows: MetasetRow[] = Array.from({ length: 14 }, (_, n) => ({
+    // 10 clips for the items and 8 of their own for the attention checks (a check's clip is never scored).
+    const rows: MetasetRow[] = Array.from({ length: 18 }, (_, n) => ({
       source: n % 2 ? 'expresso' : 'ears',
       rel: n % 2 ? `audio_48khz/read/ex0${n % 4}/default/base/ex0${n % 4}_default_${String(n).padStart(5, '0')}.wav` : `p0${20 + n}/emo_${['relief', 'anger', 'joy'][n % 3]}_freeform.wav`,
       gender: n % 3 ? 'female' : 'male',
@@ -358,16 +356,17 @@ describe('study templates build and run', () => {
     const data = dataDir();
     const studyDir = join(data, 'studies', 'plan-pref');
     const stems = ravdessFixture(studyDir);
-    // 12 clips: 2 neutral (their counterfactual reads the same) and the practice clip never become scored items.
+    // 12 clips: 2 neutral (their counterfactual reads the same) and the practice clip never become scored items;
+    // the 4 attention checks are drawn first, from the other 11, and 5 of the rest are scored.
     const dir = copyTemplate(data, 'ravdess-plan-preference', 'plan-pref', [
-      [['items', 'count'], 9],
-      [['design', 'itemsPerListener'], 6],
+      [['items', 'count'], 5],
+      [['design', 'itemsPerListener'], 5],
       [['design', 'ratingsPerItem'], 2],
     ]);
 
     const { db, studyId, summary } = await build(data, dir);
     try {
-      expect(summary.items).toEqual({ pair: 9, attention: 4, practice: 1 });
+      expect(summary.items).toEqual({ pair: 5, attention: 4, practice: 1 });
       const items = db.prepare("SELECT kind, utterance_id AS u, system_a AS a, system_b AS b, caption_a AS ca, caption_b AS cb FROM items WHERE study_id = ?").all(studyId) as {
         kind: string; u: string; a: string; b: string; ca: string; cb: string;
       }[];
@@ -379,22 +378,25 @@ describe('study templates build and run', () => {
         expect([p.a, p.b].find((s) => s !== 'voxreason-gold')).toBe('voxreason-cf:emotion_to_neutral');
         expect(p.ca).not.toBe(p.cb);
       }
-      // All 9 non-neutral clips but the practice one, none of the 2 neutral ones.
+      // Non-neutral clips only, never the practice one; the attention checks on clips of their own.
       const practised = template.practice[0].utterance.replace('ravdess:', '');
-      expect(pairs.map((p) => p.u.replace('ravdess:', '')).sort()).toEqual(stems.filter((s) => s.slice(6, 8) !== '01' && s !== practised).sort());
+      const scorable = stems.filter((s) => s.slice(6, 8) !== '01' && s !== practised);
+      expect(pairs.map((p) => p.u.replace('ravdess:', '')).every((u) => scorable.includes(u))).toBe(true);
+      const checked = items.filter((i) => i.kind === 'attention').map((i) => i.u);
+      expect(checked.filter((u) => pairs.some((p) => p.u === u) || u === template.practice[0].utterance)).toEqual([]);
       expect(summary.sampler!.identical).toBe(stems.filter((s) => s.slice(6, 8) === '01').length);
       expect(items.find((i) => i.kind === 'practice')!.u).toBe(template.practice[0].utterance);
       checkAttention(db, studyId, ['gender', 'emotion']);
       setStudyStatus(db, studyId, 'open');
       const run = await runListeners(data, studyId, 2, []);
-      expect(run.perListener).toEqual([11, 11]);
+      expect(run.perListener).toEqual([10, 10]);
       const perItem = db
         .prepare("SELECT i.id, count(v.id) AS n FROM items i LEFT JOIN votes v ON v.item_id = i.id WHERE i.study_id = ? AND i.kind = 'pair' GROUP BY i.id")
         .all(studyId) as { n: number }[];
       // Least-rated first: the second listener takes the items the first did not have before any repeats.
-      expect(perItem.map((r) => r.n).sort()).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2]);
+      expect(perItem.map((r) => r.n).sort()).toEqual([2, 2, 2, 2, 2]);
       const { rows: exported } = await exportAndAnalyse(db, data, studyId, 2);
-      expect(exported.votes).toHaveLength(20);
+      expect(exported.votes).toHaveLength(18);
       expect(exported.judgeScores).toEqual([]);
     } finally {
       db.close();
@@ -505,7 +507,7 @@ describe('demo-caption-rating template', () => {
     } finally {
       vi.restoreAllMocks();
     }
-    expect(out).toContain('demo-caption-rating: valid — 42 items, 4 attention checks, 2 practice trials');
+    expect(out).toContain('demo-caption-rating: valid — 30 items, 4 attention checks, 2 practice trials');
 
     const def = templateDefinition('demo-caption-rating');
     expect(def.trial).toEqual({ kind: 'rating', scale: { points: 5 }, caption: true });
@@ -518,19 +520,23 @@ describe('demo-caption-rating template', () => {
       copy.setIn(['completion', 'code'], 'C7Q2X9LM');
       write(join(data, 'studies', 'demo-rating', 'study.yaml'), copy.toString());
       const { studyId, summary } = await loadStudyDir(db, join(data, 'studies', 'demo-rating'), { dataDir: data });
-      expect(summary.items).toEqual({ rating: 42, attention: 4, practice: 2 });
-      for (const n of Object.values(summary.sampler!.perSystem)) expect(n).toBeGreaterThanOrEqual(8);
+      expect(summary.items).toEqual({ rating: 30, attention: 4, practice: 2 });
+      for (const n of Object.values(summary.sampler!.perSystem)) expect(n).toBeGreaterThanOrEqual(6);
+      // 16 clips: 2 practice, 4 attention checks, the other 10 scored; no clip has two roles.
+      const roles = db.prepare('SELECT clip_id, count(DISTINCT kind) AS n FROM items WHERE study_id = ? GROUP BY clip_id').all(studyId) as { n: number }[];
+      expect(roles).toHaveLength(16);
+      expect(roles.every((r) => r.n === 1)).toBe(true);
       const rows = db.prepare('SELECT kind, trial_kind, system_b, caption_a, caption_b, expected FROM items WHERE study_id = ?').all(studyId) as Record<string, string | null>[];
       expect(rows.every((r) => r.trial_kind === 'rating' && r.system_b === null && r.caption_b === null && r.caption_a !== null)).toBe(true);
       expect(rows.filter((r) => r.kind === 'attention').map((r) => r.expected)).toEqual(['1', '1', '1', '1']);
       expect(rows.filter((r) => r.kind === 'practice').map((r) => r.expected)).toEqual(['5', '1']);
 
       // targetListeners × k = count × r: every listener finds k items short of r ratings, then the study is full.
-      expect(def.design.kind === 'incomplete' && def.items.mode === 'sample' && def.targetListeners * def.design.itemsPerListener).toBe(42 * 5);
+      expect(def.design.kind === 'incomplete' && def.items.mode === 'sample' && def.targetListeners * def.design.itemsPerListener).toBe(30 * 5);
       setStudyStatus(db, studyId, 'open');
       for (let l = 0; l < def.targetListeners; l++) {
         const id = insertListener(db, studyId, `L${l}`);
-        expect(assignTrials(db, studyId, id)).toBe(2 + 21 + 4);
+        expect(assignTrials(db, studyId, id)).toBe(2 + 15 + 4);
         voteAll(db, id);
       }
       expect(db.prepare("SELECT count(*) FROM votes v JOIN items i ON i.id = v.item_id WHERE i.kind = 'rating' GROUP BY i.id HAVING count(*) <> 5").all()).toEqual([]);

@@ -4,7 +4,10 @@
  * the shapes the same contract promises for replies.
  */
 import type { ApiError } from '../../contract/common';
-import type { AnswersBody, CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
+import type {
+  AnswersBody, CommentsBody, ProblemBody, ScreeningAttempt, ScreeningBody, ScreeningReply, ScreeningStartBody, SessionState, StartSessionReply, StudyIntro,
+  VoteAck, VoteBody,
+} from '../../contract/listener';
 
 /** A reply with a 4xx/5xx status; `body` is the server's `{ error, message, field? }` when it sent one. */
 export class HttpError extends Error {
@@ -61,6 +64,14 @@ export const api = {
     call<unknown>('POST', '/api/session/comments', body, { ...o, token }),
   answers: (token: string, body: AnswersBody, o?: RequestOptions) =>
     call<unknown>('POST', '/api/session/answers', body, { ...o, token }),
+  screeningAttempt: (token: string, body: ScreeningStartBody, o?: RequestOptions) =>
+    call<ScreeningAttempt>('POST', '/api/session/screening/attempts', body, { ...o, token }),
   screening: (token: string, body: ScreeningBody, o?: RequestOptions) =>
-    call<unknown>('POST', '/api/session/screening', body, { ...o, token }),
+    call<ScreeningReply>('POST', '/api/session/screening', body, { ...o, token }),
+  /** A headphone-check round's sound (WAV bytes), which only this session may fetch. */
+  async screeningSound(token: string, url: string): Promise<ArrayBuffer> {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, cache: 'no-store' });
+    if (!res.ok) throw new HttpError(res.status, null);
+    return res.arrayBuffer();
+  },
 };

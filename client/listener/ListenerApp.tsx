@@ -10,7 +10,7 @@ import { catalogues, en, MessagesContext, useMessages } from './messages';
 import { Questionnaire } from './Questionnaire';
 import { ListenerSession, type SessionSnapshot } from './session';
 import { ScreeningTrial, trialKind } from './trials';
-import type { ScreeningResponse } from './trials/ScreeningTrial';
+import type { ScreeningServer } from './trials/ScreeningTrial';
 import type { TrialEnv, TrialProblem } from './trials/types';
 
 type Phase =
@@ -26,8 +26,6 @@ type Phase =
   | { name: 'trials' }
   /** A reload after the session ended (finished, or the study stopped): no audio needed. */
   | { name: 'ended' };
-
-const screenedKey = (study: string) => `earmark:screening:${study}`;
 
 function externalIds(intro: StudyIntro): Record<string, string> {
   const params = new URLSearchParams(location.search);
@@ -344,7 +342,6 @@ export function ListenerApp({ study }: { study: string }) {
   const [phase, setPhase] = useState<Phase>({ name: 'loading' });
   const [busy, setBusy] = useState(false);
   const [audio, setAudio] = useState<AudioContext | null>(null);
-  const screeningFailed = useRef(false);
 
   const load = useCallback(async () => {
     setPhase({ name: 'loading' });
@@ -378,13 +375,36 @@ export function ListenerApp({ study }: { study: string }) {
   // The questions before the trials come first when the listener has not answered them yet.
   const toTrials = (): Phase => (session.snapshot().questionsDue.before ? { name: 'questions' } : { name: 'trials' });
 
-  const afterStart = () => {
+  /**
+   * Where a started session goes, from what the server says of this participant's checks (in any
+   * browser): screened out when a required check failed, else the checks not yet recorded, else the
+   * trials. A check whose every attempt was begun (left by a reload) is recorded as not passed first.
+   */
+  const afterStart = async () => {
     if (!intro) return;
-    const saved = localStorage.getItem(screenedKey(study));
-    const kinds = screeningKinds(intro);
-    if (saved === 'failed' && intro.screening.required) setPhase({ name: 'screened-out' });
-    else if (kinds.length && !saved) setPhase({ name: 'screening', kinds });
+    for (const kind of session.screening().usedUp) await session.beginScreening({ kind, ...device() });
+    const { done, failed } = session.screening();
+    const rest = screeningKinds(intro).filter((k) => !done.includes(k));
+    if (failed && intro.screening.required) setPhase({ name: 'screened-out' });
+    else if (rest.length) setPhase({ name: 'screening', kinds: rest });
     else setPhase(toTrials());
+  };
+
+  // Whenever the server says this participant's required check failed (here, or in another browser
+  // or session of theirs), the page says so instead of going on: no vote would be taken.
+  useEffect(
+    () =>
+      session.subscribe(() => {
+        if (intro?.screening.required && session.screening().failed) setPhase({ name: 'screened-out' });
+      }),
+    [session, intro],
+  );
+
+  const device = () => ({ userAgent: navigator.userAgent.slice(0, 512), audioOutput: audio ? audioOutput(audio) : {} });
+  const screeningServer: ScreeningServer = {
+    begin: (kind) => session.beginScreening({ kind, ...device() }),
+    answer: (attempt, answers) => session.answerScreening(attempt, answers, device()),
+    sound: (url) => session.screeningSound(url),
   };
 
   const begin = async () => {
@@ -393,26 +413,13 @@ export function ListenerApp({ study }: { study: string }) {
     setBusy(true);
     try {
       await session.start(externalIds(intro));
-      afterStart();
+      await afterStart();
     } catch (error) {
       const text = error instanceof HttpError && error.body ? error.body.message : m.startFailedText;
       setPhase({ name: 'problem', title: m.startFailedTitle, text, retry: () => setPhase({ name: 'instructions' }) });
     } finally {
       setBusy(false);
     }
-  };
-
-  const screeningDone = async (r: ScreeningResponse) => {
-    if (!intro || phase.name !== 'screening' || !audio) return null;
-    await session.recordScreening({ ...r, userAgent: navigator.userAgent.slice(0, 512), audioOutput: audioOutput(audio) });
-    if (!r.passed) screeningFailed.current = true;
-    const rest = phase.kinds.slice(1);
-    const out = !r.passed && intro.screening.required;
-    if (out || !rest.length) localStorage.setItem(screenedKey(study), screeningFailed.current ? 'failed' : 'passed');
-    if (out) setPhase({ name: 'screened-out' });
-    else if (rest.length) setPhase({ name: 'screening', kinds: rest });
-    else setPhase(toTrials());
-    return null;
   };
 
   const env: TrialEnv | null = useMemo(
@@ -499,7 +506,7 @@ export function ListenerApp({ study }: { study: string }) {
             autoFocus
             onClick={() => {
               unlockAudio();
-              afterStart();
+              void afterStart();
             }}
           >
             {m.continue}
@@ -509,13 +516,7 @@ export function ListenerApp({ study }: { study: string }) {
       break;
     case 'screening':
       content = env && (
-        <ScreeningTrial
-          key={phase.kinds[0]}
-          spec={{ kind: phase.kinds[0], attemptsKey: `${screenedKey(study)}:${phase.kinds[0]}:attempts` }}
-          env={env}
-          finish={screeningDone}
-          advance={() => {}}
-        />
+        <ScreeningTrial key={phase.kinds[0]} spec={{ kind: phase.kinds[0] }} env={env} server={screeningServer} done={() => void afterStart()} />
       );
       break;
     case 'screened-out':

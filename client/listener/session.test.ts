@@ -17,6 +17,7 @@ const state = (position: number | null, done: number, total = 10): SessionState 
   status: 'open',
   stopped: null,
   questionsDue: { before: false, after: false },
+  screening: { done: [], usedUp: [], failed: false },
 });
 
 describe('resolvePosition', () => {

@@ -5,7 +5,7 @@
  * after acknowledgements it asks the server where it stands, and catches up when the outbox drains.
  * A React view subscribes to snapshots.
  */
-import type { AnswersBody, Completion, ScreeningBody, SessionState, Trial, VoteAck, VoteBody } from '../../contract/listener';
+import type { AnswersBody, Completion, ScreeningAttempt, ScreeningReply, ScreeningStartBody, SessionState, Trial, VoteAck, VoteBody } from '../../contract/listener';
 import { api, HttpError } from '../lib/api';
 import { randomUuid } from '../lib/uuid';
 import { backoffDelay, localVoteStore, VoteQueue, type QueueStatus } from '../lib/voteQueue';
@@ -63,6 +63,7 @@ export class ListenerSession {
   private feedbackWaiters = new Map<string, (fb: TrialFeedback | null) => void>();
   /** Positions answered in this tab. */
   private answered = new Set<number>();
+  private screeningState: SessionState['screening'] = { done: [], usedUp: [], failed: false };
 
   constructor(
     readonly study: string,
@@ -191,11 +192,58 @@ export class ListenerSession {
     this.advance(trial.position);
   }
 
-  /** Sends the headphone check's outcome, retrying until the server has it (votes wait for it). */
-  async recordScreening(body: ScreeningBody): Promise<void> {
+  /** This listener's headphone checks as the server last said: recorded, used up, failed (here or in another session). */
+  screening(): SessionState['screening'] {
+    return this.screeningState;
+  }
+
+  /**
+   * A request of the headphone check, retried until the server answers; a refusal (409: the check
+   * is recorded already, in this browser or another) gives null after asking where the listener stands.
+   */
+  private async screeningCall<T>(send: (token: string) => Promise<T>): Promise<T | null> {
     for (let attempt = 1; this.token; attempt++) {
       try {
-        await api.screening(this.token, body);
+        return await send(this.token);
+      } catch (error) {
+        if (error instanceof HttpError && error.status < 500 && error.status !== 408 && error.status !== 429) {
+          await this.refresh();
+          return null;
+        }
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt, 500, 10_000)));
+      }
+    }
+    return null;
+  }
+
+  /** Begins an attempt at a check: the server draws its rounds; null when the server refuses. */
+  beginScreening(body: ScreeningStartBody): Promise<ScreeningAttempt | null> {
+    return this.screeningCall((token) => api.screeningAttempt(token, body));
+  }
+
+  /** Sends an attempt's answers for the server to score: passed, retry or failed; null when refused. */
+  async answerScreening(attempt: ScreeningAttempt, answers: number[], device: Pick<ScreeningStartBody, 'userAgent' | 'audioOutput'>): Promise<ScreeningReply['outcome'] | null> {
+    const reply = await this.screeningCall((token) => api.screening(token, { kind: attempt.kind, attempt: attempt.attempt, answers, ...device }));
+    if (reply) this.absorb(reply.state);
+    return reply?.outcome ?? null;
+  }
+
+  /** A round's sound, retried until it arrives. */
+  async screeningSound(url: string): Promise<ArrayBuffer> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await api.screeningSound(this.token!, url);
+      } catch {
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt, 500, 10_000)));
+      }
+    }
+  }
+
+  /** Where this listener stands, asked now (retried until the server answers). */
+  async refresh(): Promise<void> {
+    for (let attempt = 1; this.token; attempt++) {
+      try {
+        this.absorb(await api.session(this.token));
         return;
       } catch (error) {
         if (error instanceof HttpError && error.status < 500 && error.status !== 408 && error.status !== 429) return;
@@ -247,6 +295,7 @@ export class ListenerSession {
     // would restart the trial the listener is in the middle of.
     for (const t of [state.trial, ...state.upcoming]) if (t && !this.trials.has(t.position)) this.trials.set(t.position, t);
     this.total = state.progress.total;
+    this.screeningState = state.screening;
     this.completion = state.completion;
     this.done = state.progress.done;
     this.questionsDue = state.questionsDue;

@@ -38,6 +38,8 @@ const ALLOWED_KEYS = new Set([
   // A rating study: the intro's trial settings (scale, caption) and a rating trial's fields; a practice rating's feedback score.
   'scale', 'points', 'labels', 'anchors', 'low', 'high', 'caption', 'practice', 'score',
   'resolution', 'data',
+  // The headphone check: the session's standing, an attempt (where each round sounds) and the server's score.
+  'usedUp', 'failed', 'attempt', 'attempts', 'rounds', 'outcome',
   'error', 'message', 'field',
   // The study's questionnaire (contract/questionnaire.ts): the researcher's questions and options, and which part is due.
   'questions', 'trialComments', 'questionsDue', 'before', 'after', 'when', 'text', 'options', 'min', 'max', 'integer', 'maxLength',

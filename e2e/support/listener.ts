@@ -14,6 +14,9 @@ export async function startByKeyboard(page: Page, url: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/** The Play button of a headphone-check round (client/listener/messages.ts playSounds). */
+export const PLAY_SOUNDS = 'Play the sounds';
+
 /** Answers the six headphone-check rounds with keys (any answer: the seeded study does not require a pass). */
 export async function screeningByKeyboard(page: Page): Promise<void> {
   // The calibration sound first (Enter plays it), then the volume is set.
@@ -23,6 +26,7 @@ export async function screeningByKeyboard(page: Page): Promise<void> {
   await page.keyboard.press('Enter');
   for (let round = 1; round <= 6; round++) {
     await expect(page.getByText(`Sound ${round} of 6`)).toBeVisible();
+    await expect(page.getByRole('button', { name: PLAY_SOUNDS })).toBeFocused(); // the round's sound has arrived from the server
     await page.keyboard.press('Enter'); // play, once
     await expect(page.getByRole('button', { name: 'First' })).toBeEnabled({ timeout: 15_000 });
     await page.keyboard.press(String(1 + (round % 3)));

@@ -26,8 +26,8 @@ const server = await startTestServer({
   app: { clientDir: join(root, 'dist', 'client') },
 });
 server.app.db
-  .prepare("UPDATE studies SET definition = json_set(definition, '$.screening.kind', ?) WHERE id = ?")
-  .run(screening, study);
+  .prepare("UPDATE studies SET definition = json_set(definition, '$.screening.kind', ?, '$.screening.required', json(?)) WHERE id = ?")
+  .run(screening, String(args.includes('--screening-required')), study);
 // The study texts per language, as a researcher running one study.yaml in two languages writes them;
 // the schema keeps the study's language, as `npm run study -- build` stores it.
 const stored = server.app.db.prepare('SELECT definition FROM studies WHERE id = ?').get(study) as { definition: string };

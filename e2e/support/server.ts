@@ -34,6 +34,8 @@ export interface ServeOptions {
   attention?: number;
   practice?: number;
   screening?: 'none' | 'antiphase' | 'huggins' | 'both';
+  /** study.yaml `screening.required`: no votes without a passed check. */
+  screeningRequired?: boolean;
   /** The study's language (study.yaml `language:`), with its texts given in English and German. */
   language?: 'en' | 'de';
   /** study.yaml `breakEvery`: a break reminder after every this many trials. */
@@ -64,6 +66,7 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
     ...(o.questions ? ['--questions', JSON.stringify(o.questions)] : []),
     ...(o.trialComments ? ['--trial-comments'] : []),
     ...(o.rating ? ['--rating'] : []),
+    ...(o.screeningRequired ? ['--screening-required'] : []),
   ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

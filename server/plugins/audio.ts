@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, notFound } from '../errors';
 import type { ServedClip } from '../store/clips';
-import { formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio } from '../../audio-manifest/served';
+import { formatStudyAudio, prepareStudyAudio, recordStudyAudio, restoreMissingCopies, summariseStudyAudio } from '../../audio-manifest/served';
 import { readStudyDefinition } from '../../studies/settings';
 
 declare module 'fastify' {
@@ -32,6 +32,13 @@ export const audioPlugin = fp(
     // Studies built before served copies existed (or written straight into the tables) get theirs
     // before the first listener arrives; the corpus file is never served in their place.
     app.addHook('onReady', async () => {
+      // A database restored from a backup into a fresh data dir names copies that are not on disk:
+      // they are made again from the corpus files (the same bytes, so every served id stays valid).
+      const { restored, problems } = await restoreMissingCopies(app.db);
+      if (restored > 0) app.log.warn(`served audio: ${restored} missing cop${restored === 1 ? 'y' : 'ies'} made again from the corpus files (a restored backup?)`);
+      for (const p of problems) {
+        app.log.error(`served audio: copy ${p.file} of study ${p.studies.join(', ')} is missing and cannot be made again (${p.reason}); build the study again once its corpus files are back`);
+      }
       for (const studyId of app.store.clips.studiesMissingAudio()) {
         try {
           const audio = await prepareStudyAudio(app.db, studyId, readStudyDefinition(app.db, studyId).loudness, app.store.clips.studyClipIds(studyId));

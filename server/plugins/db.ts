@@ -6,6 +6,7 @@ import { startVoteWriter } from '../store/vote-writer';
 import { accessTokenRepository } from '../store/access-tokens';
 import { clipRepository } from '../store/clips';
 import { exportRepository } from '../store/export';
+import { screeningRepository } from '../store/screening';
 import { sessionRepository } from '../store/sessions';
 import { studyRepository } from '../store/studies';
 import { trialProblemRepository } from '../store/trial-problems';
@@ -15,6 +16,7 @@ export function repositories(db: Db) {
   return {
     studies: studyRepository(db),
     sessions: sessionRepository(db),
+    screening: screeningRepository(db),
     clips: clipRepository(db),
     accessTokens: accessTokenRepository(db),
     exports: exportRepository(db),

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { validatorCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AnswersAck, AnswersBody, CommentsAck, CommentsBody, ProblemBody, ScreeningBody, SessionState, StartSessionBody, StartSessionReply, StudyIntro, VoteAck, VoteBody } from '../../contract/listener';
+import {
+  AnswersAck, AnswersBody, CommentsAck, CommentsBody, ProblemBody, ScreeningAttempt, ScreeningBody, ScreeningReply, ScreeningStartBody, SessionState,
+  StartSessionBody, StartSessionReply, StudyIntro, VoteAck, VoteBody,
+} from '../../contract/listener';
+import { HEADPHONE_CHECKS } from '../../contract/constants';
 import { StudyId } from '../../contract/common';
 import { checkAnswers } from '../../contract/questionnaire';
 import { HttpError, conflict, notFound } from '../errors';
@@ -148,6 +152,41 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  // Headphone checks (server/store/screening.ts): the server draws each attempt's rounds, serves
+  // each round as a sound and scores the answers; the browser never holds the targets.
+  const askedFor = (asked: string, kind: string) => {
+    if (asked !== 'both' && asked !== kind) throw new HttpError(409, 'screening_not_asked', `this study does not use the ${kind} check`, 'kind');
+  };
+  app.post(
+    '/api/session/screening/attempts',
+    { onRequest: app.requireSession, schema: { body: ScreeningStartBody, response: { 200: ScreeningAttempt } } },
+    async (request) => {
+      askedFor(request.session!.study.definition.screening.kind, request.body.kind);
+      const attempt = app.store.screening.begin(request.session!.listener.id, request.body);
+      if ('usedUp' in attempt) throw conflict('screening_recorded', `every attempt at the ${request.body.kind} check was begun; it counts as not passed`, 'kind');
+      return attempt;
+    },
+  );
+
+  app.get(
+    '/api/session/screening/:kind/:attempt/:round',
+    {
+      onRequest: app.requireSession,
+      schema: { params: z.object({ kind: z.enum(HEADPHONE_CHECKS), attempt: z.coerce.number().int().positive(), round: z.coerce.number().int().positive() }) },
+    },
+    async (request, reply) => {
+      const { kind, attempt, round } = request.params;
+      const wav = app.store.screening.roundSound(request.session!.listener.id, kind, attempt, round);
+      if (!wav) throw notFound('unknown_round', 'no such round in an open attempt of yours');
+      return reply.headers({ 'content-type': 'audio/wav', 'cache-control': 'no-store' }).send(Buffer.from(wav));
+    },
+  );
+
+  const calibration = Buffer.from(app.store.screening.calibration());
+  app.get('/api/session/screening/calibration', { onRequest: app.requireSession }, async (_request, reply) =>
+    reply.headers({ 'content-type': 'audio/wav', 'cache-control': 'private, max-age=86400' }).send(calibration),
+  );
+
   app.post(
     '/api/session/answers',
     {
@@ -167,15 +206,12 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/api/session/screening',
-    { onRequest: app.requireSession, schema: { body: ScreeningBody, response: { 200: SessionState } } },
+    { onRequest: app.requireSession, schema: { body: ScreeningBody, response: { 200: ScreeningReply } } },
     async (request) => {
       const { listener, study } = request.session!;
-      const asked = study.definition.screening.kind;
-      if (asked !== 'both' && asked !== request.body.kind) {
-        throw new HttpError(409, 'screening_not_asked', `this study does not use the ${request.body.kind} check`, 'kind');
-      }
-      app.store.sessions.recordScreening(listener.id, request.body);
-      return app.store.sessions.state({ ...listener, screened: true }, study);
+      askedFor(study.definition.screening.kind, request.body.kind);
+      const outcome = app.store.screening.answer(listener.id, request.body);
+      return { outcome, state: app.store.sessions.state(listener, study) };
     },
   );
 };

@@ -99,7 +99,7 @@ export function exportRepository(db: Db) {
     SELECT id, created_at, completed_at, screening, external, completion_code, comments FROM listeners
     WHERE study_id = ? ORDER BY created_at, rowid`);
   const definition = db.prepare<[string], { definition: string }>('SELECT definition FROM studies WHERE id = ?');
-  // A listener's answers by question id: one primary-key range per listener (migration 13).
+  // A listener's answers by question id: one primary-key range per listener (migration 14).
   const answers = db.prepare<[string], { question: string; answer: string }>('SELECT question, answer FROM questionnaire_answers WHERE listener_id = ?');
   const listenerAnswers = (listenerId: string): Record<string, AnswerValue> =>
     Object.fromEntries(answers.all(listenerId).map((a) => [a.question, JSON.parse(a.answer) as AnswerValue]));

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../db/open';
 import { UPCOMING_TRIALS } from '../../contract/constants';
-import { type ScreeningBody, type SessionState } from '../../contract/listener';
+import { type SessionState } from '../../contract/listener';
 import type { AnswerValue, Question } from '../../contract/questionnaire';
 import type { TrialKind } from '../../contract/trials';
 import type { StudyRow } from './studies';
@@ -10,12 +10,12 @@ import { clientNetwork } from '../network';
 import { assignTrials } from '../../studies/design';
 import { installationSecret } from '../../audio-manifest/ids';
 import { trialKinds, type ServedItem } from './trials';
+import { screeningRepository } from './screening';
 
 /** The listener a session token resolves to. */
 export interface ListenerRow {
   id: string;
   studyId: string;
-  screened: boolean;
   completionCode: string | null;
 }
 
@@ -37,14 +37,6 @@ interface TrialRow extends ServedItem {
   position: number;
   first: 'a' | 'b' | null;
   trial_kind: TrialKind;
-}
-
-/** listeners.screening: one check's outcome, or both checks' under `results`. */
-interface StoredScreening {
-  kind: string;
-  passed: boolean;
-  recordedAt: string;
-  results?: StoredScreening[];
 }
 
 /**
@@ -110,8 +102,8 @@ export function sessionRepository(db: Db) {
   // A session's first token is on its row; tokens of the browsers it was resumed in are in session_tokens.
   const byTokenHash = db.prepare<
     [string, string],
-    { id: string; study_id: string; screening: string | null; completion_code: string | null }
-  >(`SELECT id, study_id, screening, completion_code FROM listeners
+    { id: string; study_id: string; completion_code: string | null }
+  >(`SELECT id, study_id, completion_code FROM listeners
       WHERE id = COALESCE((SELECT listener_id FROM session_tokens WHERE token_hash = ?),
                           (SELECT id FROM listeners WHERE token_hash = ?))`);
   const byParticipant = db.prepare<[string, string], { id: string; external: string }>(
@@ -139,7 +131,7 @@ export function sessionRepository(db: Db) {
     SELECT (SELECT count(*) FROM assignments WHERE listener_id = ?) AS total,
            (SELECT count(*) FROM votes WHERE listener_id = ?) AS voted,
            (SELECT count(*) FROM trial_problems WHERE listener_id = ?) AS skipped`);
-  const saveScreening = db.prepare('UPDATE listeners SET screening = ? WHERE id = ?');
+  const screening = screeningRepository(db);
   const saveComments = db.prepare('UPDATE listeners SET comments = ? WHERE id = ?');
   const answeredParts = db.prepare<[string], { before: string | null; after: string | null }>(
     'SELECT answered_before AS before, answered_after AS after FROM listeners WHERE id = ?',
@@ -159,9 +151,6 @@ export function sessionRepository(db: Db) {
     for (const [id, value] of Object.entries(answers)) insertAnswer.run(listenerId, id, JSON.stringify(value), now);
     markPart[when].run(now, listenerId);
   });
-  const screeningOf = db.prepare<[string], { screening: string | null; voted: 0 | 1 }>(
-    'SELECT screening, EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id) AS voted FROM listeners l WHERE id = ?',
-  );
 
   const createListener = db.transaction((study: StudyRow, external: Record<string, string>, userAgent: string | null, clientAddress: string) => {
     const token = randomBytes(32).toString('base64url');
@@ -216,7 +205,6 @@ export function sessionRepository(db: Db) {
         row && {
           id: row.id,
           studyId: row.study_id,
-          screened: row.screening !== null,
           completionCode: row.completion_code,
         }
       );
@@ -248,13 +236,9 @@ export function sessionRepository(db: Db) {
         completion: finished ? way : null,
         status,
         stopped: finished || status === 'open' ? null : voted > 0 ? stoppedWay(study, way) : { code: null, redirectUrl: null },
+        screening: screening.standing(listener.id),
       };
     },
-    /**
-     * Records one headphone check's outcome, once: a check already recorded, or any check after
-     * the first vote, is refused (a listener who failed cannot retake it until they pass). A
-     * study asking for both checks stores both: `passed` is true only when every one passed.
-     */
     /**
      * A finished listener's end-of-study comments; sending again replaces them (the box stays
      * editable on the completion screen).
@@ -276,18 +260,6 @@ export function sessionRepository(db: Db) {
       }
       saveAnswers(listener.id, when, questions.filter((q) => q.when === when).map((q) => q.id), answers);
     },
-    recordScreening: db.transaction((listenerId: string, screening: ScreeningBody): void => {
-      const { screening: stored, voted } = screeningOf.get(listenerId)!;
-      const previous: StoredScreening[] = stored === null ? [] : ((p: StoredScreening) => p.results ?? [p])(JSON.parse(stored));
-      if (previous.some((r) => r.kind === screening.kind)) {
-        throw conflict('screening_recorded', `the ${screening.kind} check is already recorded and cannot change`, 'kind');
-      }
-      if (voted) throw conflict('screening_recorded', 'the headphone check cannot change after the first answer', 'kind');
-      const result: StoredScreening = { ...screening, recordedAt: new Date().toISOString() };
-      const results = [...previous, result];
-      const value = results.length === 1 ? result : { kind: 'both', passed: results.every((r) => r.passed), results, recordedAt: result.recordedAt };
-      saveScreening.run(JSON.stringify(value), listenerId);
-    }).immediate,
   };
 }
 export type SessionRepository = ReturnType<typeof sessionRepository>;

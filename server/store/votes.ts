@@ -19,7 +19,11 @@ interface TrialForVote {
   kind: ItemKind;
   trial_kind: TrialKind;
   expected: string | null;
-  screened: 0 | 1;
+  /** The stored screening's kind ('both' once a study asking for both has both) and whether it passed (1/0), null before any. */
+  screening_kind: string | null;
+  screening_passed: 0 | 1 | null;
+  /** Another session of the same participant in this study has a failed check. */
+  failed_elsewhere: 0 | 1;
   skipped: 0 | 1;
   /** Whether a later trial of the session is still open (neither answered nor skipped). */
   open_after: 0 | 1;
@@ -43,7 +47,9 @@ export function voteRepository(db: Db) {
   // entries (migration 11): the trial, the vote already at that trial, the screening, what is left.
   const trialFor = db.prepare<[string, number], TrialForVote>(`
     SELECT a.item_id, a.first, i.kind, i.trial_kind, i.expected,
-           l.screening IS NOT NULL AS screened,
+           json_extract(l.screening, '$.kind') AS screening_kind, json_extract(l.screening, '$.passed') AS screening_passed,
+           (l.participant IS NOT NULL AND EXISTS (SELECT 1 FROM listeners o WHERE o.study_id = l.study_id AND o.participant = l.participant
+              AND o.id <> l.id AND json_extract(o.screening, '$.passed') = 0)) AS failed_elsewhere,
            EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position) AS skipped,
            ${openTrial('>')} AS open_after,
            v.id AS stored_id, v.first AS stored_first, v.chosen AS stored_chosen, v.score AS stored_score, v.server_ts AS stored_ts
@@ -87,8 +93,13 @@ export function voteRepository(db: Db) {
       }
       // One rule for paused and closed alike (studies/README.md): no new votes; stored ones stay.
       if (study.status !== 'open') throw conflict(`study_${study.status}`, `this study is ${study.status} and takes no votes now`);
-      if (study.definition.screening.required && !trial.screened) {
-        throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
+      const screening = study.definition.screening;
+      if (screening.required) {
+        // A failed check is final for the participant, in any browser and any of their sessions.
+        if (trial.screening_passed === 0 || trial.failed_elsewhere) {
+          throw conflict('screened_out', 'this study needs a passed headphone check, and this participant\'s check did not pass; no answers are taken');
+        }
+        if (trial.screening_kind !== screening.kind) throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
       }
       if (trial.skipped) throw conflict('trial_skipped', 'this trial was skipped after its clip would not play', 'position');
       if (idUsed.get(listener.id, vote.voteId)) throw conflict('vote_id_reused', 'this vote id was already used for another trial', 'voteId');

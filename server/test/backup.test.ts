@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backupDatabase, backupTarget } from '../backup';
 import { databaseFile } from '../../db/open';
+import { buildApp } from '../app';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
 
@@ -64,5 +66,49 @@ describe('backup', () => {
     expect(backupTarget(folder, new Date('2026-05-01T03:00:07.123Z'))).toBe(join(folder, 'earmark-20260501T030007Z.db'));
     expect(backupTarget(join(folder, 'x', 'named.db'))).toBe(join(folder, 'x', 'named.db'));
     expect(existsSync(join(folder, 'x'))).toBe(true);
+  });
+});
+
+describe('restore', () => {
+  it('a backup restored into an empty data dir (docs/deploy.md) serves every clip of the study again: the copies are made again and the log says so', async () => {
+    const backup = join(server.dataDir, 'restore-me.db');
+    execFileSync(process.execPath, ['--import', 'tsx', 'server/cli/backup.ts', backup, '--data', server.dataDir]);
+    // The restore steps: an empty data dir, the backup as its database; the corpus stays where it was imported from.
+    const fresh = mkdtempSync(join(tmpdir(), 'earmark-restored-'));
+    copyFileSync(backup, databaseFile({ dataDir: fresh }));
+    const lines: string[] = [];
+    const app = await buildApp(
+      { dataDir: fresh, synchronous: 'FULL', logLevel: 'info', requestLog: false, trustProxy: false },
+      { logStream: { write: (line) => void lines.push(line) } },
+    );
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const address = app.server.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const served = (app.db.prepare("SELECT count(DISTINCT file) FROM served_clips WHERE study_id = 'backed'").pluck().get() as number);
+      expect(readdirSync(join(fresh, 'served-audio')).filter((f) => f.endsWith('.wav'))).toHaveLength(served);
+      expect(lines.join('')).toContain(`served audio: ${served} missing copies made again from the corpus files`);
+
+      // A new listener plays every trial's clip, answers it, and finishes.
+      const started = await call(`${url}/api/sessions`, { body: { study: 'backed' } });
+      expect(started.status).toBe(201);
+      const token = started.body.token as string;
+      let state = started.body.state;
+      const played = new Set<string>();
+      while (state.trial) {
+        const audio = await fetch(`${url}${state.trial.clip.audioUrl}`);
+        expect(audio.status, state.trial.clip.audioUrl).toBe(200);
+        expect(Buffer.from(await audio.arrayBuffer()).subarray(0, 4).toString('latin1')).toBe('RIFF');
+        played.add(state.trial.clip.id);
+        expect((await call(`${url}/api/session/votes`, { token, body: voteFor(state.trial.position) })).status).toBe(200);
+        state = (await call(`${url}/api/session`, { token })).body;
+      }
+      expect(state.completion).not.toBeNull();
+      const clips = app.db.prepare("SELECT DISTINCT s.id FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = 'backed'").pluck().all();
+      expect([...played].sort()).toEqual([...clips].sort());
+    } finally {
+      await app.close();
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, takeScreening, voteFor } from '../testing/client';
 
 /**
  * Hostile input: every request here is malformed in at least one way (each mutation alone
@@ -35,7 +35,7 @@ const tableNames = () =>
   (server.app.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
 const screeningOf = (token: string) =>
   (server.app.db.prepare('SELECT screening FROM listeners WHERE id = ?').get(server.app.store.sessions.byToken(token)!.id) as { screening: string }).screening;
-const validScreening = (passed: boolean, kind = 'antiphase') => ({ kind, passed, correct: 3, trials: 6, attempts: 1, userAgent: 'fuzz', audioOutput: {} });
+const validScreening = (attempt: number, kind = 'antiphase') => ({ kind, attempt, answers: [0, 1, 2, 0, 1, 2], userAgent: 'fuzz', audioOutput: {} });
 const rowCounts = () =>
   Object.fromEntries(tableNames().map((t) => [t, (server.app.db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]));
 
@@ -75,8 +75,8 @@ beforeAll(async () => {
   // A participant's session: whatever the fuzz sends, its screening stays as recorded. (A start with the same
   // PROLIFIC_PID and another STUDY_ID is a session of its own, not a malformed request: server/test/lockout.test.ts.)
   screenedToken = (await call(`${server.url}/api/sessions`, { body: { study: 'fuzz', external: { PROLIFIC_PID: 'fz-pid', STUDY_ID: 'fz-study' } } })).body.token;
-  const screened = await call(`${server.url}/api/session/screening`, { token: screenedToken, body: validScreening(false) });
-  expect(screened.status, screened.text).toBe(200);
+  const screened = await takeScreening(server.url, screenedToken, 'antiphase', false);
+  expect(screened.status, JSON.stringify(screened.body)).toBe(200);
   screenedBefore = screeningOf(screenedToken);
   const revoked = await server.app.store.accessTokens.create('researcher');
   server.app.store.accessTokens.revoke(revoked.id);
@@ -327,7 +327,8 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       nanLike.map((study) => ({ study })),
     ).map((body) => ({ path: '/api/sessions', body: json(body), headers: jsonHeaders() })) },
     // A recorded headphone check cannot be taken again, passed or failed.
-    { route: 'POST /api/session/screening', shots: fc.boolean().map((passed) => ({ path: '/api/session/screening', body: json(validScreening(passed)), headers: jsonHeaders(screenedToken) })) },
+    { route: 'POST /api/session/screening', shots: fc.integer({ min: 1, max: 3 }).map((attempt) => ({ path: '/api/session/screening', body: json(validScreening(attempt)), headers: jsonHeaders(screenedToken) })) },
+    { route: 'POST /api/session/screening/attempts', shots: fc.constantFrom('antiphase', 'huggins').map((kind) => ({ path: '/api/session/screening/attempts', body: json({ kind, userAgent: 'fuzz', audioOutput: {} }), headers: jsonHeaders(screenedToken) })) },
     { route: 'POST /api/session/screening', shots: fc.record({
       kind: fc.constantFrom('antiphase', 'Huggins', 'none', 1),
       passed: fc.constantFrom('yes', null, 1),
@@ -357,6 +358,13 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
     ) },
     { route: 'GET /api/studies/:study/intro', shots: fc.oneof(badSegment, unknownStudy, fc.constant(DRAFT)).map((s) => ({ path: `/api/studies/${s}/intro`, headers: {} })) },
     { route: 'GET /api/session', shots: oddString.map((s) => ({ path: '/api/session', headers: { authorization: `Bearer ${enc(s)}z` } })) },
+    { route: 'GET /api/session/screening/calibration', shots: oddString.map((s) => ({ path: '/api/session/screening/calibration', headers: { authorization: `Bearer ${enc(s)}z` } })) },
+    // A round of an attempt that is not open (the screened token's check is recorded), or a malformed one.
+    { route: 'GET /api/session/screening/:kind/:attempt/:round', shots: fc.oneof(
+      fc.tuple(fc.constantFrom('antiphase', 'huggins', 'both', '..'), fc.constantFrom('1', '0', '-1', '1.5', 'x', '99999999999999999999'), fc.constantFrom('1', '6', '7', '0', '%00'))
+        .map(([kind, attempt, round]) => ({ path: `/api/session/screening/${kind}/${attempt}/${round}`, headers: { authorization: `Bearer ${screenedToken}` } })),
+      oddString.map((s) => ({ path: '/api/session/screening/antiphase/1/1', headers: { authorization: `Bearer ${enc(s)}z` } })),
+    ) },
 
     /* Media */
     ...(['audio', 'peaks'] as const).map((what) => ({ route: `GET /media/clips/:clipId/${what}`, shots: fc.oneof(

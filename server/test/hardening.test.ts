@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, takeScreening, voteFor } from '../testing/client';
 import { parseStudyYaml, StudyDefinitionError } from '../../studies/parse';
 import { hashSessionToken } from '../store/sessions';
 
@@ -18,31 +18,28 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const start = async (study = 'holes') => (await call(`${server.url}/api/sessions`, { body: { study } })).body.token as string;
-const screening = (kind: 'antiphase' | 'huggins', passed: boolean) => ({
-  kind, passed, correct: passed ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {},
-});
 const storedScreening = (token: string) =>
   JSON.parse((server.app.db.prepare('SELECT screening FROM listeners WHERE token_hash = ?').get(hashSessionToken(token)) as { screening: string }).screening);
 
 describe('small holes', () => {
   it('records the headphone result once: no overwrite after a pass or fail, none after the first vote', async () => {
     const token = await start();
-    expect((await call(`${server.url}/api/session/screening`, { token, body: screening('antiphase', false) })).status).toBe(200);
-    const again = await call(`${server.url}/api/session/screening`, { token, body: screening('antiphase', true) });
+    expect((await takeScreening(server.url, token, 'antiphase', false)).status).toBe(200);
+    const again = await takeScreening(server.url, token, 'antiphase', true);
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ error: 'screening_recorded', field: 'kind' });
     expect(storedScreening(token)).toMatchObject({ kind: 'antiphase', passed: false });
 
     // A study asking for both checks keeps both, failed if either failed; nothing after the first vote.
     const both = await start('both-checks');
-    expect((await call(`${server.url}/api/session/screening`, { token: both, body: screening('antiphase', true) })).status).toBe(200);
-    expect((await call(`${server.url}/api/session/screening`, { token: both, body: screening('huggins', false) })).status).toBe(200);
+    expect((await takeScreening(server.url, both, 'antiphase', true)).status).toBe(200);
+    expect((await takeScreening(server.url, both, 'huggins', false)).status).toBe(200);
     expect(storedScreening(both)).toMatchObject({ kind: 'both', passed: false, results: [{ kind: 'antiphase', passed: true }, { kind: 'huggins', passed: false }] });
-    expect((await call(`${server.url}/api/session/screening`, { token: both, body: screening('huggins', true) })).status).toBe(409);
+    expect((await takeScreening(server.url, both, 'huggins', true)).status).toBe(409);
 
     const voted = await start('both-checks');
     expect((await call(`${server.url}/api/session/votes`, { token: voted, body: voteFor(0) })).status).toBe(200);
-    const late = await call(`${server.url}/api/session/screening`, { token: voted, body: screening('antiphase', true) });
+    const late = await takeScreening(server.url, voted, 'antiphase', true);
     expect(late.body).toMatchObject({ error: 'screening_recorded' });
   });
 

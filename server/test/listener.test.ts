@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, takeScreening, voteFor } from '../testing/client';
 import { databaseFile, openDatabase } from '../../db/open';
 import { setStudyStatus } from '../../studies/build';
 
@@ -171,15 +171,11 @@ describe('listener flow', () => {
     const early = await call(`${server.url}/api/session/votes`, { token, body: voteFor(0) });
     expect(early.status).toBe(409);
     expect(early.body.error).toBe('screening_required');
-    const screening = {
-      kind: 'antiphase', passed: true, correct: 6, trials: 6, attempts: 1,
-      userAgent: 'test', audioOutput: { sampleRate: 48000, channelCount: 2 },
-    };
-    const wrongKind = await call(`${server.url}/api/session/screening`, { token, body: { ...screening, kind: 'huggins' } });
+    const wrongKind = await takeScreening(server.url, token, 'huggins', true);
     expect(wrongKind.status).toBe(409);
-    const ok = await call(`${server.url}/api/session/screening`, { token, body: screening });
+    const ok = await takeScreening(server.url, token, 'antiphase', true);
     expect(ok.status).toBe(200);
-    expect(ok.body.progress.done).toBe(0);
+    expect(ok.body).toMatchObject({ outcome: 'passed', state: { progress: { done: 0 }, screening: { done: ['antiphase'], failed: false } } });
     expect((await call(`${server.url}/api/session/votes`, { token, body: voteFor(0) })).status).toBe(200);
   });
 

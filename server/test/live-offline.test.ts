@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBundle } from '../../analysis/bundle';
 import { StudyDefinition } from '../../contract/study-definition';
 import type { VoteBody } from '../../contract/listener';
-import { call, ratingFor, voteFor } from '../testing/client';
+import { call, ratingFor, takeScreening, voteFor } from '../testing/client';
 import { startTestServer, type TestServer } from '../testing/server';
 
 const run = promisify(execFile);
@@ -58,8 +58,7 @@ async function listen(name: string, l: Listener): Promise<void> {
   expect(start.status, start.text).toBe(201);
   const token = start.body.token as string;
   if (l.screening !== undefined) {
-    const body = { kind: 'antiphase', passed: l.screening, correct: l.screening ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
-    expect((await call(`${server.url}/api/session/screening`, { token, body })).status).toBe(200);
+    expect((await takeScreening(server.url, token, 'antiphase', l.screening)).status).toBe(200);
   }
   const listener = server.app.store.sessions.byToken(token)!;
   const item = server.app.db.prepare(
@@ -264,8 +263,7 @@ describe('a rating study: live report = npm run analyze on the export', () => {
     const start = await call(`${mos.url}/api/sessions`, { body: { study: MOS, external: { PROLIFIC_PID: r.pid, STUDY_ID: 'S1' } } });
     expect(start.status, start.text).toBe(201);
     const listenerToken = start.body.token as string;
-    const body = { kind: 'antiphase', passed: r.screening, correct: r.screening ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
-    expect((await call(`${mos.url}/api/session/screening`, { token: listenerToken, body })).status).toBe(200);
+    expect((await takeScreening(mos.url, listenerToken, 'antiphase', r.screening)).status).toBe(200);
     const listener = mos.app.store.sessions.byToken(listenerToken)!;
     const item = mos.app.db.prepare('SELECT i.seq, i.kind, i.system_a, i.expected FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?');
     for (let n = 0; ; n++) {

@@ -7,7 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, takeScreening, voteFor } from '../testing/client';
 import { exportAtAnyMoment } from '../testing/export-time';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,9 +37,7 @@ async function listen(external: Record<string, string>, answers: number, opts: {
   expect(start.status, start.text).toBe(201);
   const token = start.body.token as string;
   if (opts.screening !== undefined) {
-    const passed = opts.screening;
-    const body = { kind: 'antiphase', passed, correct: passed ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
-    expect((await call(`${server.url}/api/session/screening`, { token, body })).status).toBe(200);
+    expect((await takeScreening(server.url, token, 'antiphase', opts.screening)).status).toBe(200);
   }
   const listener = server.app.store.sessions.byToken(token)!;
   const expected = server.app.db.prepare('SELECT a.first, i.expected FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?');
@@ -81,11 +79,11 @@ describe('participants and the approve/reject file', () => {
   const ids: Record<string, string> = {};
 
   it('lists every listener with platform id, progress, attention, screening, the report’s exclusions and the code shown', async () => {
-    ids.good = await listen({ PROLIFIC_PID: 'p-good', STUDY_ID: 's1', SESSION_ID: 'x1' }, 20, { screening: true });
-    ids.careless = await listen({ PROLIFIC_PID: 'p-careless' }, 20, { screening: true, careless: true });
-    ids.deaf = await listen({ PROLIFIC_PID: 'p-screen' }, 20, { screening: false });
+    ids.good = await listen({ PROLIFIC_PID: 'p-good', STUDY_ID: 's1', SESSION_ID: 'x1' }, 16, { screening: true });
+    ids.careless = await listen({ PROLIFIC_PID: 'p-careless' }, 16, { screening: true, careless: true });
+    ids.deaf = await listen({ PROLIFIC_PID: 'p-screen' }, 16, { screening: false });
     ids.half = await listen({ PROLIFIC_PID: 'p-half' }, 6, { screening: true });
-    ids.mturk = await listen({ workerId: 'W123', assignmentId: 'A1', hitId: 'H1' }, 20, { screening: true });
+    ids.mturk = await listen({ workerId: 'W123', assignmentId: 'A1', hitId: 'H1' }, 16, { screening: true });
     ids.plain = await listen({}, 2);
     // The headphone check sent this one away before any trial; this one only opened the link.
     ids.sentAway = await listen({ PROLIFIC_PID: 'p-sent-away' }, 0, { screening: false });
@@ -108,7 +106,7 @@ describe('participants and the approve/reject file', () => {
     expect(good).toMatchObject({
       participant: 'p-good',
       external: { PROLIFIC_PID: 'p-good', STUDY_ID: 's1', SESSION_ID: 'x1' },
-      progress: { done: 20, total: 20 },
+      progress: { done: 16, total: 16 },
       attention: { correct: 4, answered: 4 },
       screening: 'passed',
       excludedFor: [],
@@ -122,17 +120,17 @@ describe('participants and the approve/reject file', () => {
     // Failed the check but finished (the study lets them go on): excluded by the screening rule, which is never a ground for rejection.
     expect(rows.get(ids.deaf)).toMatchObject({ screening: 'failed', status: 'finished', inAnalysis: false, decision: 'APPROVE', rejectionCategory: null });
     expect(rows.get(ids.deaf).reason).toBe(
-      'completed 20 of 20 trials; excluded from analysis: headphone check failed (antiphase 2 of 6 right) (the screening is never grounds for rejection)');
+      'completed 16 of 16 trials; excluded from analysis: headphone check failed (antiphase 2 of 6 right) (the screening is never grounds for rejection)');
     // Leaving part-way is a RETURN unless the study's approvals.rejectFor names incomplete.
-    expect(rows.get(ids.half)).toMatchObject({ progress: { done: 6, total: 20 }, completionCode: null, completedAt: null, status: 'unfinished', decision: 'RETURN' });
+    expect(rows.get(ids.half)).toMatchObject({ progress: { done: 6, total: 16 }, completionCode: null, completedAt: null, status: 'unfinished', decision: 'RETURN' });
     expect(rows.get(ids.half).reason).toBe(
-      'did not finish: 6 of 20 trials; no completion code was shown; ask them to return the study (leaving part-way is not grounds for rejection in this study)');
+      'did not finish: 6 of 16 trials; no completion code was shown; ask them to return the study (leaving part-way is not grounds for rejection in this study)');
     expect(rows.get(ids.sentAway)).toMatchObject({ screening: 'failed', status: 'screened_out', inAnalysis: false, decision: 'RETURN', rejectionCategory: null });
     expect(rows.get(ids.sentAway).reason).toBe('screened out: headphone check failed (antiphase 2 of 6 right); ask them to return the study (a screen-out, never a rejection)');
-    expect(rows.get(ids.opened)).toMatchObject({ screening: null, status: 'opened', inAnalysis: false, decision: 'NONE', progress: { done: 0, total: 20 } });
+    expect(rows.get(ids.opened)).toMatchObject({ screening: null, status: 'opened', inAnalysis: false, decision: 'NONE', progress: { done: 0, total: 16 } });
     expect(good).toMatchObject({ status: 'finished', inAnalysis: true, rejectionCategory: null });
     expect(rows.get(ids.mturk)).toMatchObject({ participant: 'W123', decision: 'APPROVE' });
-    expect(rows.get(ids.plain)).toMatchObject({ participant: null, screening: null, progress: { done: 2, total: 20 } });
+    expect(rows.get(ids.plain)).toMatchObject({ participant: null, screening: null, progress: { done: 2, total: 16 } });
 
     // Progress and completion agree with the database.
     const db = server.app.db;

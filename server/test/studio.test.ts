@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBundle } from '../../analysis/bundle';
 import { analyze } from '../../analysis/report';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, takeScreening, voteFor } from '../testing/client';
 
 const DEMO = fileURLToPath(new URL('../../studies/demo/', import.meta.url));
 /** The demo study's definition, pointed at the repository's demo audio by absolute path. */
@@ -38,8 +38,7 @@ async function listen(study: string, answers: number, screening?: boolean) {
   expect(start.status, start.text).toBe(201);
   const token = start.body.token as string;
   if (screening !== undefined) {
-    const body = { kind: 'antiphase', passed: screening, correct: screening ? 6 : 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
-    expect((await call(`${server.url}/api/session/screening`, { token, body })).status).toBe(200);
+    expect((await takeScreening(server.url, token, 'antiphase', screening)).status).toBe(200);
   }
   const listener = server.app.store.sessions.byToken(token)!;
   const expected = server.app.db.prepare(
@@ -131,12 +130,13 @@ describe('defining a study', () => {
     expect(sources.body.yaml).toContain(`{ kind: metaset, file: captions/lyra.json, system: lyra, audioRoot: ${join(DEMO, 'audio')} }`);
     expect(sources.body.yaml).toContain('{ kind: judge, file: judges/*.json }');
     expect(sources.body.yaml).toContain('systems: [ oracle, lyra, parrot-7b, sonnet-cap, whisper-style ]');
-    // The template asks for 100 items; the demo files hold 16 utterances: refused at the line that limits it.
+    // The template asks for 100 items; the demo files hold 16 utterances, 8 of them the generated attention
+    // checks' (never scored): refused at the line that asks too much.
     const validated = await api('/api/studio/studies/from-template/validate', { method: 'POST' });
     expect(validated.status, validated.text).toBe(400);
-    const line = sources.body.yaml.split('\n').findIndex((l: string) => l.includes('maxPerUtterance: 1')) + 1;
+    const line = sources.body.yaml.split('\n').findIndex((l: string) => l.includes('count: 100')) + 1;
     expect(validated.body.problems).toEqual([
-      expect.objectContaining({ field: 'items.maxPerUtterance', line, message: expect.stringMatching(/asked for 100 items .* at most 16/) }),
+      expect.objectContaining({ field: 'items.count', line, message: expect.stringMatching(/asked for 100 items but only 80 caption pairs/) }),
     ]);
   });
 
@@ -149,7 +149,7 @@ describe('defining a study', () => {
     expect(created.body.yaml).toContain('# ACR: Bad, Poor, Fair, Good, Excellent');
     const valid = await api('/api/studio/studies/mos/validate', { method: 'POST' });
     expect(valid.status, valid.text).toBe(200);
-    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });
+    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 0, rating: 30, attention: 4, practice: 2 } });
     expect(server.app.store.studies.get('mos')).toBeUndefined();
     // The template's REPLACE-ME is a warning at validate and refused at build, at its line.
     expect(valid.body.notes).toContainEqual(expect.stringMatching(/^mos\/study\.yaml:\d+:\d+ completion\.code: "REPLACE-ME" is a placeholder/));
@@ -159,8 +159,8 @@ describe('defining a study', () => {
     expect((await api('/api/studio/studies/mos/definition', { method: 'PUT', body: { yaml: created.body.yaml.replace('REPLACE-ME', 'C7Q2X9LM') } })).status).toBe(200);
     const built = await api('/api/studio/studies/mos/build', { method: 'POST' });
     expect(built.status, built.text).toBe(200);
-    expect(built.body).toMatchObject({ action: 'created', items: { pair: 0, rating: 42, attention: 4, practice: 2 } });
-    expect((await api('/api/studio/studies/mos')).body.itemsByKind).toEqual({ pair: 0, rating: 42, attention: 4, practice: 2 });
+    expect(built.body).toMatchObject({ action: 'created', items: { pair: 0, rating: 30, attention: 4, practice: 2 } });
+    expect((await api('/api/studio/studies/mos')).body.itemsByKind).toEqual({ pair: 0, rating: 30, attention: 4, practice: 2 });
     // The level its clips are served at, with the unit: the default P.56 active speech level.
     expect(valid.body.audio).toBeNull();
     expect(built.body.audio).toMatchObject({ level: '-26 dBov active speech level (ITU-T P.56 method B)', unit: 'dBov', dither: true, peakLimited: [] });
@@ -207,18 +207,18 @@ describe('building, previewing and running a study', () => {
     await upload(study, 'judges', join(DEMO, 'judges'));
     const valid = await api(`/api/studio/studies/${study}/validate`, { method: 'POST' });
     expect(valid.status, valid.text).toBe(200);
-    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 16, attention: 4, practice: 0 } });
+    expect(valid.body).toMatchObject({ action: 'validated', items: { pair: 12, attention: 4, practice: 0 } });
     expect(server.app.store.studies.get(study)).toBeUndefined();
 
     const built = await api(`/api/studio/studies/${study}/build`, { method: 'POST' });
     expect(built.status, built.text).toBe(200);
-    expect(built.body).toMatchObject({ action: 'created', status: 'draft', items: { pair: 16, attention: 4, practice: 0 } });
-    expect(Object.values(built.body.sampler.perSystem as Record<string, number>).every((n) => n >= 6)).toBe(true);
-    expect(built.body.sampler.buckets.reduce((n: number, b: { chosen: number }) => n + b.chosen, 0)).toBe(16);
+    expect(built.body).toMatchObject({ action: 'created', status: 'draft', items: { pair: 12, attention: 4, practice: 0 } });
+    expect(Object.values(built.body.sampler.perSystem as Record<string, number>).every((n) => n >= 4)).toBe(true);
+    expect(built.body.sampler.buckets.reduce((n: number, b: { chosen: number }) => n + b.chosen, 0)).toBe(12);
 
     const preview = await api(`/api/studio/studies/${study}/preview`);
     expect(preview.status).toBe(200);
-    expect(preview.body.trials).toHaveLength(20);
+    expect(preview.body.trials).toHaveLength(16);
     const items = server.app.db.prepare('SELECT i.seq, i.kind, i.caption_a, i.caption_b, s.id AS clip_id FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq').all(study) as any[];
     preview.body.trials.forEach((p: any, i: number) => {
       expect(p.kind).toBe(items[i].kind);
@@ -240,8 +240,8 @@ describe('building, previewing and running a study', () => {
   });
 
   it('dashboard figures equal the database while listeners vote; failed screening and not-run checks are reported', async () => {
-    await listen(study, 20, true); // complete, screened
-    await listen(study, 20, false); // complete, failed the screening
+    await listen(study, 16, true); // complete, screened
+    await listen(study, 16, false); // complete, failed the screening
     await listen(study, 5); // in progress, never screened
     await listen(study, 0); // started only
     const dash = await call(`${server.url}/api/studio/studies/${study}/dashboard`, { token: analyst });
@@ -255,7 +255,7 @@ describe('building, previewing and running a study', () => {
     expect(d.listeners.completed).toBe(2);
     expect(d.listeners.voted).toBe(one('SELECT count(DISTINCT v.listener_id) AS n FROM votes v JOIN listeners l ON l.id = v.listener_id WHERE l.study_id = ?'));
     expect(d.votes.total).toBe(one('SELECT count(*) AS n FROM votes v JOIN items i ON i.id = v.item_id WHERE i.study_id = ?'));
-    expect(d.votes.total).toBe(45);
+    expect(d.votes.total).toBe(37); // 16 + 16 + 5
     const perItem = db.prepare('SELECT i.seq, count(v.id) AS votes FROM items i LEFT JOIN votes v ON v.item_id = i.id WHERE i.study_id = ? GROUP BY i.id ORDER BY i.seq').all(study);
     expect(d.votes.perItem.map(({ seq, votes }: any) => ({ seq, votes }))).toEqual(perItem);
     expect(d.completionMinutes).toHaveLength(2);
@@ -311,9 +311,9 @@ describe('building, previewing and running a study', () => {
     const clone = await api(`/api/studio/studies/${study}/clone`, { body: { name: `${study}-v2` } });
     expect(clone.status).toBe(201);
     expect(clone.body).toMatchObject({ built: false, editable: true, files: { captions: expect.arrayContaining(['lyra.json']) } });
-    const edited = await api(`/api/studio/studies/${study}-v2/definition`, { method: 'PUT', body: { yaml: before.replace('count: 16', 'count: 12').replace('minPerSystem: 6', 'minPerSystem: 4') } });
+    const edited = await api(`/api/studio/studies/${study}-v2/definition`, { method: 'PUT', body: { yaml: before.replace('count: 12', 'count: 10').replace('minPerSystem: 4', 'minPerSystem: 3') } });
     expect(edited.status, edited.text).toBe(200);
-    expect((await api(`/api/studio/studies/${study}-v2/build`, { method: 'POST' })).body.items.pair).toBe(12);
+    expect((await api(`/api/studio/studies/${study}-v2/build`, { method: 'POST' })).body.items.pair).toBe(10);
     expect((await api(`/api/studio/studies/${study}/clone`, { body: { name: `${study}-v2` } })).status).toBe(409);
   });
 

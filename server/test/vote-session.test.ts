@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, takeScreening, voteFor } from '../testing/client';
 import { databaseFile, openDatabase, type Db } from '../../db/open';
 import { setStudyStatus } from '../../studies/build';
 import { hashSessionToken } from '../store/sessions';
@@ -83,14 +83,11 @@ describe('votes with a remembered session token', () => {
     require(true);
     try {
       expect((await vote(token, 1)).body.error).toBe('screening_required');
-      const screening = {
-        kind: 'antiphase', passed: true, correct: 6, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {},
-      };
       // Once a vote is stored the check can no longer be recorded: the stored vote keeps its place.
-      expect((await call(`${server.url}/api/session/screening`, { token, body: screening })).body.error).toBe('screening_recorded');
+      expect((await takeScreening(server.url, token, 'antiphase', true)).body.error).toBe('screening_recorded');
       const fresh = await start('later');
       expect((await vote(fresh.token, 0)).body.error).toBe('screening_required');
-      expect((await call(`${server.url}/api/session/screening`, { token: fresh.token, body: screening })).status).toBe(200);
+      expect((await takeScreening(server.url, fresh.token, 'antiphase', true)).status).toBe(200);
       expect((await vote(fresh.token, 0)).status).toBe(200);
     } finally {
       require(false);

@@ -27,7 +27,11 @@ export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext
       if (entry.systemA === entry.systemB) study.problem([...base, 'systemB'], 'systemA and systemB must differ');
       if (clipId && captionA !== undefined && captionB !== undefined) items.push(pair(entry.utterance, clipId, entry.systemA, entry.systemB, captionA, captionB));
     });
-  } else {
+  }
+  // Generated checks are drawn before a sample, so the sample leaves their clips alone (listed items come first).
+  const attention = def.attentionChecks;
+  const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items) : [];
+  if (def.items.mode === 'sample') {
     const config = def.items;
     const systems = study.sampledSystems(config);
     if (config.anchorSystem !== undefined && !systems.includes(config.anchorSystem)) {
@@ -39,7 +43,7 @@ export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext
     }
     if (!study.failed() && systems.length < 2) study.problem(['items', 'systems'], 'at least two systems are needed to make pairs');
     if (!study.failed()) {
-      const pool = study.samplePool(config.utterances, def.practice);
+      const pool = study.samplePool(config.utterances, generated);
       const scores = stratify ? judgeScores(manifest.judgeRows(new Set(systems)), config.judge) : new Map<string, number>();
       const captions = pool.flatMap((u) =>
         systems
@@ -77,19 +81,17 @@ export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext
       ? { kind, trialKind: 'pair', utteranceId, clipId, systemA: right, systemB: other, captionA: correct, captionB: wrong, expected }
       : { kind, trialKind: 'pair', utteranceId, clipId, systemA: other, systemB: right, captionA: wrong, captionB: correct, expected };
   };
-  const attention = def.attentionChecks;
   if (attention?.mode === 'explicit') {
     attention.list.forEach((entry, i) => {
       const clipId = study.clipOf(entry.utterance, ['attentionChecks', 'list', i, 'utterance']);
       if (entry.correct === entry.wrong) study.problem(['attentionChecks', 'list', i, 'wrong'], 'the wrong description must differ from the correct one');
       if (clipId) items.push(known('attention', entry.utterance, clipId, entry.correct, entry.wrong));
     });
-  } else if (attention?.mode === 'generated') {
-    for (const check of study.generatedChecks(attention, items)) items.push(known('attention', check.utteranceId, check.clipId, check.correct, check.wrong));
+  } else {
+    for (const check of generated) items.push(known('attention', check.utteranceId, check.clipId, check.correct, check.wrong));
   }
   def.practice.forEach((entry, i) => {
     const clipId = study.clipOf(entry.utterance, ['practice', i, 'utterance']);
-    study.checkPractice(items, i, entry.utterance, clipId);
     if (clipId) items.push(known('practice', entry.utterance, clipId, entry.correct, entry.wrong));
   });
   return { items, sampler };

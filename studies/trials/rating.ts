@@ -30,11 +30,15 @@ export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanCon
       const caption = study.captionOf(entry.utterance, entry.system, [...base, 'system']);
       if (clipId && caption !== undefined) items.push(rating(entry.utterance, clipId, entry.system, caption));
     });
-  } else {
+  }
+  // Generated checks are drawn before a sample, so the sample leaves their clips alone (listed items come first).
+  const attention = def.attentionChecks;
+  const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items) : [];
+  if (def.items.mode === 'sample') {
     const config = def.items;
     const systems = study.sampledSystems(config);
     if (!study.failed()) {
-      const pool = study.samplePool(config.utterances, def.practice);
+      const pool = study.samplePool(config.utterances, generated);
       const captions = pool.flatMap((u) => systems.filter((s) => manifest.caption(u.id, s) !== undefined).map((system) => ({ utteranceId: u.id, system, score: null })));
       try {
         const result = sampleRatedCaptions(captions, systems, { count: config.count, minPerSystem: config.minPerSystem, maxPerUtterance: config.maxPerUtterance, seed: def.seed });
@@ -52,21 +56,16 @@ export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanCon
   const practice: PlannedItem[] = [];
   def.practice.forEach((entry, i) => {
     const clipId = study.clipOf(entry.utterance, ['practice', i, 'utterance']);
-    study.checkPractice(items, i, entry.utterance, clipId);
     if (clipId) practice.push(known('practice', entry.utterance, clipId, entry.caption, entry.score));
   });
   const checks: PlannedItem[] = [];
-  const attention = def.attentionChecks;
   if (attention?.mode === 'explicit') {
     attention.list.forEach((entry, i) => {
       const clipId = study.clipOf(entry.utterance, ['attentionChecks', 'list', i, 'utterance']);
       if (clipId) checks.push(known('attention', entry.utterance, clipId, entry.caption, entry.score));
     });
-  } else if (attention?.mode === 'generated') {
-    // Away from the practice clips too: a check there would contradict what practice taught of that clip.
-    for (const check of study.generatedChecks(attention, [...items, ...practice])) {
-      checks.push(known('attention', check.utteranceId, check.clipId, check.wrong, WRONG_DESCRIPTION_SCORE));
-    }
+  } else {
+    for (const check of generated) checks.push(known('attention', check.utteranceId, check.clipId, check.wrong, WRONG_DESCRIPTION_SCORE));
   }
   return { items: [...items, ...checks, ...practice], sampler };
 }

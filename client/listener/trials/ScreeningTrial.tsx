@@ -1,54 +1,30 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import {
-  antiphaseTrial,
-  calibrationTone,
-  hugginsTrial,
-  SCREENING_RULES,
-  shuffled,
-  type AntiphaseTone,
-  type Stereo,
-} from '../../lib/headphone';
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { ScreeningAttempt, ScreeningReply } from '../../../contract/listener';
 import { isTextEntry, shortcutsOn } from '../../lib/input';
 import { useMessages, type Messages } from '../messages';
-import type { TrialProps } from './types';
+import type { TrialEnv } from './types';
 
 export interface ScreeningSpec {
   kind: 'antiphase' | 'huggins';
-  /** Where this browser counts the attempts begun, so a reload is not a fresh try. */
-  attemptsKey?: string;
 }
 
-export interface ScreeningResponse {
-  kind: 'antiphase' | 'huggins';
-  passed: boolean;
-  correct: number;
-  trials: number;
-  attempts: number;
+/**
+ * The server's side of a check (client/listener/session.ts): it draws each attempt's rounds,
+ * serves each round's sound and scores the answers. `begin` and `answer` give null when the
+ * server refuses (the check is recorded already, e.g. from another browser).
+ */
+export interface ScreeningServer {
+  begin(kind: ScreeningSpec['kind']): Promise<ScreeningAttempt | null>;
+  answer(attempt: ScreeningAttempt, answers: number[]): Promise<ScreeningReply['outcome'] | null>;
+  sound(url: string): Promise<ArrayBuffer>;
 }
 
-interface Round {
-  /** 0-based index of the interval that is the right answer. */
-  answer: number;
-  make(sampleRate: number): Stereo;
-}
-
-function rounds(kind: ScreeningSpec['kind']): Round[] {
-  const n = SCREENING_RULES[kind].trials;
-  return Array.from({ length: n }, () => {
-    if (kind === 'antiphase') {
-      const order = shuffled<AntiphaseTone>(['standard', 'quiet', 'antiphase']);
-      return { answer: order.indexOf('quiet'), make: (rate) => antiphaseTrial(order, rate) };
-    }
-    const target = Math.floor(Math.random() * 3);
-    return { answer: target, make: (rate) => hugginsTrial(target, rate) };
-  });
-}
-
-function toBuffer(ctx: AudioContext, s: Stereo): AudioBuffer {
-  const buf = ctx.createBuffer(2, s.left.length, ctx.sampleRate);
-  buf.copyToChannel(s.left as Float32Array<ArrayBuffer>, 0);
-  buf.copyToChannel(s.right as Float32Array<ArrayBuffer>, 1);
-  return buf;
+export interface ScreeningProps {
+  spec: ScreeningSpec;
+  env: TrialEnv;
+  server: ScreeningServer;
+  /** The check is over (recorded, or refused by the server): the page asks where the listener stands. */
+  done(): void;
 }
 
 const texts = (m: Messages) => ({
@@ -57,35 +33,22 @@ const texts = (m: Messages) => ({
 });
 
 /**
- * Headphone screening as a trial type: volume calibration, then six rounds, each sound playable
- * once. Nothing on screen reveals which interval is the right one.
+ * Headphone screening: volume calibration, then the server's rounds, each sound playable once.
+ * Nothing here knows which interval is the right one: the answers go to the server, which scores them.
  */
-export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<ScreeningSpec, ScreeningResponse>) {
+export function ScreeningTrial({ spec, env, server, done }: ScreeningProps) {
   const m = useMessages();
-  const rules = SCREENING_RULES[spec.kind];
-  // Attempts begun before a reload count: the check is not retried without limit by reloading.
-  const begun = useMemo(() => Number((spec.attemptsKey && localStorage.getItem(spec.attemptsKey)) || 0), [spec.attemptsKey]);
-  const [attempt, setAttempt] = useState(Math.min(begun + 1, rules.attempts));
-  const usedUp = begun >= rules.attempts;
-  const beginAttempt = (n: number) => spec.attemptsKey && localStorage.setItem(spec.attemptsKey, String(n));
-  // A new attempt draws new rounds, so a second try is not a replay of the first.
-  const plan = useMemo(() => rounds(spec.kind), [spec.kind, attempt]);
-  const [stage, setStage] = useState<'calibrate' | 'rounds' | 'retry'>('calibrate');
+  const [stage, setStage] = useState<'calibrate' | 'starting' | 'rounds' | 'sending' | 'retry'>('calibrate');
+  const [attempt, setAttempt] = useState<ScreeningAttempt | null>(null);
   const [index, setIndex] = useState(0);
+  const [sound, setSound] = useState<AudioBuffer | null>(null);
   const [played, setPlayed] = useState<'no' | 'playing' | 'done'>('no');
   const [calibrating, setCalibrating] = useState(false);
   /** The calibration sound has been played on this screen (it must be, before the volume is said to be set). */
   const [calibrated, setCalibrated] = useState(false);
-  const correct = useRef(0);
+  const answers = useRef<number[]>([]);
   const source = useRef<AudioBufferSourceNode | null>(null);
-  const done = useRef(false);
-
-  useEffect(() => {
-    if (!usedUp || done.current) return;
-    // Every attempt was begun and left by reloading: the check counts as not passed.
-    done.current = true;
-    void finish({ kind: spec.kind, passed: false, correct: 0, trials: rules.trials, attempts: begun }).then(() => advance());
-  }, [usedUp, begun, finish, advance, spec.kind, rules.trials]);
+  const calibration = useRef<Promise<AudioBuffer> | null>(null);
 
   const stop = () => {
     source.current?.stop();
@@ -93,12 +56,25 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
   };
   useEffect(() => stop, []);
 
-  const play = (s: Stereo, loop: boolean, onEnded?: () => void) => {
+  const decode = useCallback((bytes: Promise<ArrayBuffer>) => bytes.then((b) => env.audio.decodeAudioData(b)), [env.audio]);
+
+  // The round's sound, fetched as soon as the round is shown so Play starts at once.
+  useEffect(() => {
+    if (stage !== 'rounds' || !attempt) return;
+    let live = true;
+    setSound(null);
+    void decode(server.sound(attempt.rounds[index].audioUrl)).then((buffer) => live && setSound(buffer));
+    return () => {
+      live = false;
+    };
+  }, [stage, attempt, index, server, decode]);
+
+  const play = (buffer: AudioBuffer, loop: boolean, onEnded?: () => void) => {
     stop();
     const ctx = env.audio;
     void ctx.resume();
     const node = ctx.createBufferSource();
-    node.buffer = toBuffer(ctx, s);
+    node.buffer = buffer;
     node.loop = loop;
     node.connect(ctx.destination);
     node.onended = () => onEnded?.();
@@ -110,11 +86,23 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
     if (calibrating) {
       stop();
       setCalibrating(false);
-    } else {
-      play(calibrationTone(env.audio.sampleRate), true);
-      setCalibrating(true);
-      setCalibrated(true);
+      return;
     }
+    setCalibrating(true);
+    setCalibrated(true);
+    calibration.current ??= decode(server.sound('/api/session/screening/calibration'));
+    void calibration.current.then((buffer) => play(buffer, true));
+  };
+
+  const begin = async () => {
+    setStage('starting');
+    const next = await server.begin(spec.kind);
+    if (!next) return done();
+    answers.current = [];
+    setAttempt(next);
+    setIndex(0);
+    setPlayed('no');
+    setStage('rounds');
   };
   // Once the sound plays, the next step is to say the volume is set (the sound keeps playing until then).
   const volumeSet = useRef<HTMLButtonElement>(null);
@@ -123,29 +111,24 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
   }, [calibrating]);
 
   const playRound = () => {
-    if (played !== 'no') return;
+    if (played !== 'no' || !sound) return;
     setPlayed('playing');
-    play(plan[index].make(env.audio.sampleRate), false, () => setPlayed('done'));
+    play(sound, false, () => setPlayed('done'));
   };
 
   const answer = useCallback(
     (choice: number) => {
-      if (played !== 'done' || done.current) return;
-      if (choice === plan[index].answer) correct.current += 1;
-      if (index + 1 < plan.length) {
+      if (played !== 'done' || stage !== 'rounds' || !attempt) return;
+      answers.current = [...answers.current, choice];
+      if (index + 1 < attempt.rounds.length) {
         setIndex(index + 1);
         setPlayed('no');
         return;
       }
-      const passed = correct.current >= rules.passAt;
-      if (!passed && attempt < rules.attempts) {
-        setStage('retry');
-        return;
-      }
-      done.current = true;
-      void finish({ kind: spec.kind, passed, correct: correct.current, trials: plan.length, attempts: attempt }).then(() => advance());
+      setStage('sending');
+      void server.answer(attempt, answers.current).then((outcome) => (outcome === 'retry' && attempt.attempt < attempt.attempts ? setStage('retry') : done()));
     },
-    [played, plan, index, rules, attempt, finish, advance, spec.kind],
+    [played, stage, attempt, index, server, done],
   );
 
   const root = useRef<HTMLElement>(null);
@@ -155,10 +138,10 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
   // then the first answer, so keys keep working and a screen reader hears what comes next.
   useEffect(() => {
     if (stage !== 'rounds') return;
-    if (played === 'no') playButton.current?.focus();
-    else if (played === 'playing') root.current?.focus();
+    if (played === 'no' && sound) playButton.current?.focus();
+    else if (played !== 'done') root.current?.focus();
     else firstChoice.current?.focus();
-  }, [stage, played, index]);
+  }, [stage, played, index, sound]);
 
   /** 1/2/3 answer while focus is in the check (never in a text field, not when turned off); buttons keep Enter/Space. */
   const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
@@ -167,13 +150,6 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
   };
 
   const text = texts(m)[spec.kind];
-  if (usedUp)
-    return (
-      <section className="trial screening" aria-label={text.title} aria-busy="true">
-        <h2>{text.title}</h2>
-        <p>{m.checkUsedUp}</p>
-      </section>
-    );
   return (
     <section className="trial screening" aria-label={text.title} ref={root} tabIndex={-1} onKeyDown={onKeyDown}>
       <h2>{text.title}</h2>
@@ -194,8 +170,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
               onClick={() => {
                 stop();
                 setCalibrating(false);
-                beginAttempt(attempt);
-                setStage('rounds');
+                void begin();
               }}
             >
               {m.volumeSet}
@@ -206,11 +181,14 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
           </p>
         </>
       )}
-      {stage === 'rounds' && (
+      {(stage === 'starting' || stage === 'sending') && (
+        <p aria-busy="true">{m.loading}</p>
+      )}
+      {stage === 'rounds' && attempt && (
         <>
-          <p className="step">{m.soundOf(index + 1, plan.length)}</p>
+          <p className="step">{m.soundOf(index + 1, attempt.rounds.length)}</p>
           <p>{text.task}</p>
-          <button ref={playButton} type="button" className="primary" onClick={playRound} disabled={played !== 'no'}>
+          <button ref={playButton} type="button" className="primary" onClick={playRound} disabled={played !== 'no' || !sound}>
             {played === 'playing' ? m.playing : played === 'done' ? m.played : m.playSounds}
           </button>
           <p className="question-text">{text.question}</p>
@@ -240,14 +218,7 @@ export function ScreeningTrial({ spec, env, finish, advance }: TrialProps<Screen
             type="button"
             className="primary"
             autoFocus
-            onClick={() => {
-              correct.current = 0;
-              setIndex(0);
-              setPlayed('no');
-              beginAttempt(attempt + 1);
-              setAttempt(attempt + 1);
-              setStage('rounds');
-            }}
+            onClick={() => void begin()}
           >
             {m.tryAgain}
           </button>

@@ -9,7 +9,11 @@
  * Huggins pitch (Milne et al., 2021): three noise intervals; in one, a narrow band around 600 Hz
  * is phase-inverted in one ear. Only with one signal per ear does that band stand out as a faint
  * tone, so a single earbud or loudspeakers cannot pass.
+ *
+ * The server renders each round (server/store/screening.ts): the browser receives the sound it
+ * plays and never which interval is the target.
  */
+import { wavFile } from './served';
 
 export interface Stereo {
   left: Float32Array;
@@ -163,7 +167,12 @@ export function shuffled<T>(items: readonly T[], random: () => number = Math.ran
   return out;
 }
 
-export const SCREENING_RULES = {
-  antiphase: { trials: 6, passAt: 5, attempts: 1 },
-  huggins: { trials: 6, passAt: 6, attempts: 2 },
-} as const;
+/** A stereo stimulus as a 16-bit PCM WAV file, the form the browser fetches and decodes. */
+export function stereoWav(s: Stereo, sampleRate: number): Uint8Array {
+  const pcm = new Int16Array(s.left.length * 2);
+  for (let i = 0; i < s.left.length; i++) {
+    pcm[2 * i] = Math.max(-32768, Math.min(32767, Math.round(s.left[i] * 32768)));
+    pcm[2 * i + 1] = Math.max(-32768, Math.min(32767, Math.round(s.right[i] * 32768)));
+  }
+  return wavFile(pcm, 2, sampleRate);
+}

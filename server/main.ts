@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
 import { configFromEnv, SERVER_OPTIONS } from './config';
-import { commandLine, UsageError } from './cli/args';
+import { commandLine, HelpRequested, UsageError } from './cli/args';
 import { loadStudyDir } from '../studies/load';
 import { setStudyStatus } from '../studies/build';
 
@@ -33,11 +33,19 @@ let config;
 try {
   config = configFromEnv(commandLine(process.argv.slice(2), SERVER_OPTIONS).values);
 } catch (error) {
+  if (error instanceof HelpRequested) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   if (!(error instanceof UsageError)) throw error;
   console.error(`${error.message}\n${USAGE}`);
   process.exit(2);
 }
-const app = await buildApp(config, { clientDir: await ensureClientBuilt() });
+const app = await buildApp(config, {
+  clientDir: await ensureClientBuilt(),
+  // No votes can be recorded: exit, for systemd (Restart=on-failure) to start the server again.
+  onFatal: () => process.exit(1),
+});
 
 if (config.demo) {
   // Idempotent: an unchanged demo is left as it is, votes included.

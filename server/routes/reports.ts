@@ -31,7 +31,7 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/studio/studies/:study/dashboard',
     { onRequest: readers, schema: { params: StudyParams, response: { 200: Dashboard } } },
-    async (request) => dashboard(app.db, request.params.study, studyOr404(request.params.study).status),
+    async (request) => app.metrics.liveReports.time(() => dashboard(app.db, request.params.study, studyOr404(request.params.study).status)),
   );
 
   app.get(
@@ -39,7 +39,7 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
     { onRequest: readers, schema: { params: StudyParams, response: { 200: z.record(z.string(), z.unknown()) } } },
     async (request) => {
       studyOr404(request.params.study);
-      return liveReport(app.db, request.params.study).report as unknown as Record<string, unknown>;
+      return app.metrics.liveReports.time(() => liveReport(app.db, request.params.study)).report as unknown as Record<string, unknown>;
     },
   );
 
@@ -73,7 +73,7 @@ export const reportRoutes: FastifyPluginAsyncZod = async (app) => {
     { onRequest: ticketOrToken, schema: { params: StudyParams, querystring: z.object({ ticket: z.string().max(64).optional() }) } },
     async (request, reply) => {
       const study = studyOr404(request.params.study);
-      const html = renderReportHtml(liveReport(app.db, study.id).report);
+      const html = renderReportHtml(app.metrics.liveReports.time(() => liveReport(app.db, study.id)).report);
       return asPage(reply, REPORT_CSP)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')

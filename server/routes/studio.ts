@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ExportBundle, ParticipantTable } from '../../contract/reports';
-import { StaffSession, StaffSignInBody, StudioStudy, StudioStudyList } from '../../contract/studio';
+import { SignedOut, StaffSession, StaffSignInBody, StudioStudy, StudioStudyList } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
 import { bundleFiles } from '../bundle';
 import { approvalsCsv, participantTable } from '../participants';
@@ -49,7 +49,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
     async (request) => ({ role: request.staffRole! }),
   );
 
-  app.delete('/api/studio/session', async (request, reply) => reply.header('set-cookie', cookie(request, '', 0)).code(204).send());
+  app.delete('/api/studio/session', { schema: { response: { 204: SignedOut } } }, async (request, reply) => reply.header('set-cookie', cookie(request, '', 0)).code(204).send());
 
   app.get(
     '/api/studio/studies',
@@ -95,7 +95,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
     { onRequest: app.requireRole('researcher'), schema: { params: StudyParams, response: { 200: ParticipantTable } } },
     async (request) => {
       if (!app.store.studies.get(request.params.study)) throw unknownStudy();
-      return { study: request.params.study, participants: participantTable(app.db, request.params.study) };
+      return { study: request.params.study, participants: app.metrics.liveReports.time(() => participantTable(app.db, request.params.study)) };
     },
   );
 
@@ -105,7 +105,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
     async (request, reply) => {
       const { study } = request.params;
       if (!app.store.studies.get(study)) throw unknownStudy();
-      return attachment(reply, 'text/csv; charset=utf-8', `${study}-approvals.csv`).send(approvalsCsv(participantTable(app.db, study)));
+      return attachment(reply, 'text/csv; charset=utf-8', `${study}-approvals.csv`).send(approvalsCsv(app.metrics.liveReports.time(() => participantTable(app.db, study))));
     },
   );
 };

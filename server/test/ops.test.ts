@@ -80,7 +80,7 @@ describe('/metrics', () => {
     expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = scrape.text;
     expect(text).toMatch(/^earmark_http_request_duration_seconds_count\{method="POST",route="\/api\/session\/votes",status="200"\} 1$/m);
-    expect(text).toMatch(/^earmark_http_request_duration_seconds_bucket\{method="POST",route="\/api\/sessions",status="200",le="\+Inf"\} 1$/m);
+    expect(text).toMatch(/^earmark_http_request_duration_seconds_bucket\{method="POST",route="\/api\/sessions",status="201",le="\+Inf"\} 1$/m);
     expect(text).toMatch(/^earmark_votes_acknowledged_total 1$/m);
     expect(text).toMatch(new RegExp(`^earmark_votes_refused_total\\{reason="${again.body.error}"\\} 1$`, 'm'));
     expect(text).toMatch(/^earmark_vote_batch_votes_count 2$/m);

@@ -71,10 +71,8 @@ it('refuses a database migrated by a newer Earmark (a version above the last mig
   const raw = new Database(file);
   raw.pragma(`user_version = ${last + 1}`);
   raw.close();
-  for (const readonly of [false, true]) {
-    expect(() => openDatabase(file, { readonly })).toThrow(SchemaMismatchError);
-    expect(() => openDatabase(file, { readonly })).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: schema version ${last + 1} is newer than this Earmark's last migration \\(${last}, `));
-  }
+  expect(() => openDatabase(file)).toThrow(SchemaMismatchError);
+  expect(() => openDatabase(file)).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: schema version ${last + 1} is newer than this Earmark's last migration \\(${last}, `));
 });
 
 it('refuses a recorded migration this Earmark does not know, or knows under another name', () => {

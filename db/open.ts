@@ -29,12 +29,14 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   }
   db.pragma('foreign_keys = ON');
-  try {
-    if (options.readonly) checkMigrations(db);
-    else migrate(db);
-  } catch (error) {
-    db.close();
-    throw error;
+  // A read-only connection is left unchecked: it changes nothing, and reading a WAL file would leave -wal and -shm beside it.
+  if (!options.readonly) {
+    try {
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
   }
   return db;
 }

@@ -49,7 +49,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string }> = async (a
     async (request) => ({ role: request.staffRole! }),
   );
 
-  app.delete('/api/studio/session', { schema: { response: { 204: SignedOut } } }, async (request, reply) => reply.header('set-cookie', cookie(request, '', 0)).code(204).send());
+  app.delete('/api/studio/session', { schema: { response: { 204: SignedOut } } }, async (request, reply) => reply.header('set-cookie', cookie(request, '', 0)).code(204).send(null));
 
   app.get(
     '/api/studio/studies',

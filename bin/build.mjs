@@ -57,7 +57,6 @@ export function staleReason() {
   } catch {
     return 'dist/node/build.json is unreadable';
   }
-  if (info.node !== process.versions.modules) return `built for another Node ABI (${info.node})`;
   const changed = [...ALWAYS, ...info.inputs].find((f) => mtime(f) > info.builtAt);
   return changed ? `${changed} changed` : null;
 }
@@ -129,7 +128,7 @@ export async function build() {
     minifySyntax: true,
   });
   const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.split('/').includes('node_modules'));
-  writeFileSync(join(temp, 'build.json'), JSON.stringify({ builtAt, node: process.versions.modules, inputs }, null, 1) + '\n');
+  writeFileSync(join(temp, 'build.json'), JSON.stringify({ builtAt, inputs }, null, 1) + '\n');
   const old = `${outDir}.old-${process.pid}`;
   if (existsSync(outDir)) renameSync(outDir, old);
   renameSync(temp, outDir);

@@ -137,14 +137,18 @@ export async function build() {
 
 /** Builds when stale; one process at a time (tests start commands in parallel), the others wait for it. */
 export async function ensureBuilt() {
-  if (!staleReason()) return;
-  mkdirSync(dirname(outDir), { recursive: true });
+  const stale = staleReason();
+  if (!stale) return;
   const lock = `${outDir}.lock`;
-  for (let waited = 0; ; waited += 100) {
+  for (;;) {
     try {
+      mkdirSync(dirname(outDir), { recursive: true });
       closeSync(openSync(lock, 'wx'));
       break;
     } catch (error) {
+      // A read-only installation (the systemd unit's ProtectSystem=strict) is built beforehand.
+      if (error.code === 'EROFS' || error.code === 'EACCES' || error.code === 'EPERM')
+        throw new Error(`dist/node/ is out of date (${stale}) and ${root} is not writable here: run npm run build there first`);
       if (error.code !== 'EEXIST') throw error;
       // A lock older than a minute was left by a killed build.
       if (Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 60_000) rmSync(lock, { force: true });

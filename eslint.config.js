@@ -2,7 +2,7 @@
 // each of them and the client → contract/ (zod schemas and zod-free constants, importing nothing of
 // ours), analysis alone; figures/ (React components, importing nothing of ours) may be imported by
 // analysis/ (the HTML report) and client/ (the dashboard), the two that draw the same figures.
-// Style is left to the code review, not to a linter.
+// cli/ (argument parsing) is shared by every layer's commands and imports none. Style is left to the code review, not to a linter.
 import babelParser from '@babel/eslint-parser';
 import importPlugin from 'eslint-plugin-import';
 
@@ -15,12 +15,13 @@ const layers = [
   { target: './analysis', from: ['./contract', './db', './audio-manifest', './studies', './server', './client'], message: 'analysis/ stands alone: it reads export bundles, not the database or the server.' },
   { target: './client', from: ['./db', './audio-manifest', './studies', './analysis', './server'], message: 'the client imports only contract/.' },
   { target: './server', from: ['./client'], message: 'the server does not import the client.' },
+  { target: './cli', from: ['./contract', './db', './audio-manifest', './studies', './server', './analysis', './client'], message: 'cli/ is the argument parsing every command shares: Node only.' },
 ];
 
 export default [
   { ignores: ['node_modules/', 'dist/', 'test-results/', 'playwright-report/'] },
   {
-    files: ['{contract,db,audio-manifest,studies,server,analysis,client,figures}/**/*.{ts,tsx,mjs}'],
+    files: ['{contract,db,audio-manifest,studies,server,analysis,client,figures,cli}/**/*.{ts,tsx,mjs}'],
     // Tests that drive the whole stack (a study built, served, exported and analysed) and their
     // shared helpers may import across layers; the code they test may not.
     ignores: ['**/*.test.{ts,tsx}', 'studies/test-support.ts'],

@@ -1,6 +1,6 @@
 import { mkdir, open, stat, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { commandLine, runCommand } from '../cli/args';
 import { BundleError, readBundle, type Bundle, type ReadBundleOptions } from './bundle';
 import { BundleZipError, looksLikeZip, withZippedBundle } from './bundle-zip';
 import { reportCsvFiles } from './csv-report';
@@ -58,17 +58,11 @@ async function readBundleAt(path: string, options: ReadBundleOptions): Promise<B
 async function main(): Promise<number> {
   const names = ['format', 'out', 'min-attention', 'split-threshold', 'buckets', 'bt-prior', 'bootstrap', 'seed',
     'min-median-response-ms', 'max-listening-violations', 'max-hidden-ms', 'rating-scale', 'min-listener-correlation'];
-  let parsedArgs;
-  try {
-    parsedArgs = parseArgs({
-      allowPositionals: true,
-      options: { ...Object.fromEntries(names.map((k) => [k, { type: 'string' as const }])), 'skip-invalid': { type: 'boolean' }, 'exclude-failed-screening': { type: 'boolean' } },
-    });
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${usage}`);
-    return 2;
-  }
-  const { values, positionals } = parsedArgs;
+  const { values, positionals } = commandLine(process.argv.slice(2), {
+    ...Object.fromEntries(names.map((k) => [k, { type: 'string' as const }])),
+    'skip-invalid': { type: 'boolean' },
+    'exclude-failed-screening': { type: 'boolean' },
+  });
   if (positionals.length !== 1) {
     console.error(usage);
     return 2;
@@ -128,7 +122,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then((code) => process.exit(code), (e) => {
+runCommand(usage, main).then(() => process.exit(), (e) => {
   console.error(e instanceof Error ? e.stack : e);
   process.exit(1);
 });

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { commandLine, runCommand, UsageError } from '../cli/args';
 import { writeBundle } from './bundle';
 import { simulate, simulateRatings } from './simulate';
 
@@ -22,25 +22,31 @@ const flags = z.object({
   out: z.string().min(1, 'is required: the bundle directory to write'),
 }).strict();
 
-async function main() {
-  const { values } = parseArgs({
-    options: Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise']
+const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating] [--systems 14] [--items 100] [--listeners 15]
+  [--careless 2] [--careless-passing 0] [--attention 8] [--seed 1] [--ratings-per-item N]
+  pair studies: [--position-bias 0.2]   rating studies: [--listener-bias 0.4] [--rating-noise 0.7]
+Writes a bundle (as npm run export does) from known truth, and the truth in <dir>/truth.json.`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = commandLine(
+    process.argv.slice(2),
+    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise']
       .map((k) => [k, { type: 'string' as const }])),
-    strict: true,
-  });
+  );
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const parsed = flags.safeParse(values);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) console.error(`--${issue.path.join('.')}: ${issue.message}`);
-    process.exit(2);
+    return 2;
   }
   const f = parsed.data;
   if (f.careless > f.listeners) {
     console.error('--careless: cannot exceed --listeners');
-    process.exit(2);
+    return 2;
   }
   if (f['careless-passing'] > f.careless) {
     console.error('--careless-passing: cannot exceed --careless');
-    process.exit(2);
+    return 2;
   }
   if (f.kind === 'rating') {
     const study = simulateRatings({
@@ -50,7 +56,7 @@ async function main() {
     await writeBundle(f.out, study);
     await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
     console.log(`wrote ${f.out}: ${study.items.length} rating items, ${study.ratings.length} ratings (truth in truth.json)`);
-    return;
+    return 0;
   }
   const study = simulate({
     systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, carelessPassing: f['careless-passing'], attention: f.attention,
@@ -59,9 +65,10 @@ async function main() {
   await writeBundle(f.out, { ...study, extraVoteColumns: ['response_ms'] });
   await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
   console.log(`wrote ${f.out}: ${study.items.length} items, ${study.votes.length} votes, ${study.judgeScores.length} judge scores (truth in truth.json)`);
+  return 0;
 }
 
-main().catch((e) => {
+runCommand(USAGE, main).catch((e) => {
   console.error(e instanceof Error ? e.message : e);
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { commandLine, runCommand } from '../cli/args';
 import { databaseFile, openDatabase } from '../db/open';
 import { listClips, showClip } from './clips';
 import { importDemo } from './demo';
@@ -37,26 +37,14 @@ const Args = z.discriminatedUnion('command', [
 ], { error: (issue) => (issue.code === 'invalid_union' ? 'unknown command' : undefined) });
 
 async function main(argv: string[]): Promise<number> {
-  let values;
-  let positionals;
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        data: { type: 'string' }, progress: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean' },
-        mic: { type: 'string' }, layout: { type: 'string' }, system: { type: 'string' }, 'audio-root': { type: 'string' },
-        judge: { type: 'string' }, run: { type: 'string' }, corpus: { type: 'string' },
-      },
-    }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
+  const { values, positionals } = commandLine(argv, {
+    data: { type: 'string' }, progress: { type: 'boolean' }, json: { type: 'boolean' },
+    mic: { type: 'string' }, layout: { type: 'string' }, system: { type: 'string' }, 'audio-root': { type: 'string' },
+    judge: { type: 'string' }, run: { type: 'string' }, corpus: { type: 'string' },
+  });
+  if (positionals.length === 0) {
+    console.error(USAGE);
     return 2;
-  }
-  if (values.help || positionals.length === 0) {
-    console.log(USAGE);
-    return values.help ? 0 : 2;
   }
   const [command, ...rest] = positionals;
   const isImport = command === 'import';
@@ -135,4 +123,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+await runCommand(USAGE, () => main(process.argv.slice(2)));

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --only ingest,turnaround,audio,analysis,import,live] [--quick]
+ * npm run bench [-- --only ingest,turnaround,audio,analysis,import,live,commands] [--quick]
  *
  * Runs each group of figures (≥ 3 measured runs each; --quick: 1), prints the table (median,
  * same-run baseline, ratio, budget, PASS/MISS with the reason for a miss) and writes
@@ -10,6 +10,7 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchAnalysis } from './figures/analysis';
 import { benchAudio } from './figures/audio';
+import { benchCommands } from './figures/commands';
 import { benchImport } from './figures/import';
 import { benchIngest } from './figures/ingest';
 import { benchLive } from './figures/live';
@@ -25,6 +26,7 @@ const groups: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   analysis: benchAnalysis,
   import: benchImport,
   live: benchLive,
+  commands: benchCommands,
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });

@@ -33,6 +33,9 @@ export const StaffSignInBody = z.object({ token: z.string().min(1).max(512) }).s
 export const StaffSession = z.object({ role: z.enum(STAFF_ROLES) });
 export type StaffSession = z.infer<typeof StaffSession>;
 
+/** DELETE /api/studio/session: signed out (the cookie cleared), no body. */
+export const SignedOut = z.null().meta({ description: 'Signed out: the studio cookie is cleared; no body' });
+
 /** One problem in a study.yaml, located at its line and column (studies/parse.ts). */
 export const DefinitionProblem = z.object({
   file: z.string(),

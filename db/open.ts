@@ -29,15 +29,82 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   }
   db.pragma('foreign_keys = ON');
-  if (!options.readonly) migrate(db);
+  // A read-only connection is left unchecked: it changes nothing, and reading a WAL file would leave -wal and -shm beside it.
+  if (!options.readonly) {
+    try {
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
   return db;
 }
 
-/** Brings the file to the latest schema version (or to `upTo`, for tests of a later migration). */
+/**
+ * Beside PRAGMA user_version (how far the file has come), the migrations that brought it there, by
+ * version and name, and when. applied_at is NULL for the migrations a file had before Earmark
+ * recorded them (back-filled from user_version on first open).
+ */
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version    INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,
+  applied_at TEXT
+)`;
+
+export interface AppliedMigration {
+  version: number;
+  name: string;
+  applied_at: string | null;
+}
+
+/** The database was migrated by another Earmark (newer, or with other migrations): opening it is refused. */
+export class SchemaMismatchError extends Error {}
+
+export function appliedMigrations(db: Db): AppliedMigration[] {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  return table ? (db.prepare('SELECT version, name, applied_at FROM schema_migrations ORDER BY version').all() as AppliedMigration[]) : [];
+}
+
+/**
+ * Refuses a file this Earmark cannot run on: a schema version above its last migration, a recorded
+ * migration it does not have (or has under another name: the numbers were reassigned between the two
+ * versions), or one of its migrations missing below the file's version (skipped).
+ */
+function checkMigrations(db: Db): void {
+  const where = `${db.name === ':memory:' ? 'the database' : db.name}:`;
+  const current = schemaVersion(db);
+  const latest = migrations.at(-1)!;
+  const upgrade = 'Open it with the Earmark that migrated it, or restore a backup made before.';
+  if (current > latest.version)
+    throw new SchemaMismatchError(`${where} schema version ${current} is newer than this Earmark's last migration (${latest.version}, ${latest.name}): it was migrated by a newer Earmark. ${upgrade}`);
+  const applied = appliedMigrations(db);
+  const known = new Map(migrations.map((m) => [m.version, m]));
+  for (const row of applied) {
+    const mine = known.get(row.version);
+    if (!mine) throw new SchemaMismatchError(`${where} it has migration ${row.version} (${row.name}), which this Earmark does not know. ${upgrade}`);
+    if (mine.name !== row.name)
+      throw new SchemaMismatchError(`${where} its migration ${row.version} is "${row.name}", this Earmark's migration ${row.version} is "${mine.name}". ${upgrade}`);
+  }
+  const recorded = new Set(applied.map((r) => r.version));
+  const skipped = applied.length ? migrations.find((m) => m.version <= current && !recorded.has(m.version)) : undefined;
+  if (skipped)
+    throw new SchemaMismatchError(`${where} migration ${skipped.version} (${skipped.name}) was skipped: the file is at version ${current} without it. ${upgrade}`);
+}
+
+/** Brings the file to the latest schema version (or to `upTo`, for tests of a later migration), recording each migration. */
 export function migrate(db: Db, upTo = Infinity): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  db.exec(MIGRATIONS_TABLE);
+  const before = schemaVersion(db);
+  // A file from before the table: every migration up to its version ran, at times nobody wrote down.
+  if (before > 0 && appliedMigrations(db).length === 0) {
+    const insert = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, NULL)');
+    db.transaction(() => migrations.filter((m) => m.version <= before).forEach((m) => insert.run(m.version, m.name)))();
+  }
+  checkMigrations(db);
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   for (const m of migrations) {
-    if (m.version <= current || m.version > upTo) continue;
+    if (m.version <= before || m.version > upTo) continue;
     // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched around it.
     if (m.rebuildsTables) db.pragma('foreign_keys = OFF');
     try {
@@ -48,6 +115,7 @@ export function migrate(db: Db, upTo = Infinity): void {
           if (broken.length > 0)
             throw new Error(`migration ${m.version} (${m.name}) would leave ${broken.length} broken references, e.g. ${broken[0].table} → ${broken[0].parent}`);
         }
+        record.run(m.version, m.name, new Date().toISOString());
         db.pragma(`user_version = ${m.version}`);
       })();
     } finally {

@@ -8,6 +8,9 @@ import { authPlugin } from './plugins/auth';
 import { connectionsPlugin, defaultConnectionLimits, serverTimeouts, type ConnectionLimits } from './plugins/connections';
 import { dbPlugin } from './plugins/db';
 import { liveFiguresPlugin } from './plugins/live-figures';
+import { opsPlugin } from './plugins/ops';
+import { ServerMetrics } from './metrics';
+import type { SupervisorOptions } from './writer-supervisor';
 import { clientError, defaultRateLimits, frameworkError, securityPlugin, type RateLimits } from './plugins/security';
 import { clientRoutes } from './routes/client';
 import { listenerRoutes } from './routes/listener';
@@ -23,6 +26,10 @@ export interface AppOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Where log lines go (default stdout); tests read them here. */
   logStream?: { write(line: string): void };
+  /** Restarts of a dying vote writer thread (server/writer-supervisor.ts). */
+  voteWriter?: Pick<SupervisorOptions, 'maxRestarts' | 'restartDelayMs'>;
+  /** The vote writer keeps dying: main.ts exits so that the service manager restarts the process; by default only logged. */
+  onFatal?: (error: Error) => void;
 }
 
 /** Query parameters that are credentials: never written to a log line. */
@@ -73,9 +80,13 @@ async function assemble(config: AppConfig, options: AppOptions, release: () => v
   await app.register(connectionsPlugin, { limits: connectionLimits, behindProxy: trustProxy !== false });
   const rateLimits = { ...defaultRateLimits, ...options.rateLimits };
   await app.register(securityPlugin, { rateLimits });
-  await app.register(dbPlugin, { file: databaseFile(config), synchronous: config.synchronous });
-  await app.register(liveFiguresPlugin, { file: databaseFile(config) });
+  const metrics = new ServerMetrics();
+  const file = databaseFile(config);
+  const onFatal = options.onFatal ?? ((error: Error) => app.log.fatal({ err: error }, 'the vote writer is down for good'));
+  await app.register(dbPlugin, { file, synchronous: config.synchronous, metrics, onFatal, voteWriter: options.voteWriter });
+  await app.register(liveFiguresPlugin, { file, metrics });
   await app.register(authPlugin, { rateLimits });
+  await app.register(opsPlugin, { metrics, file });
   await app.register(audioPlugin);
 
   await app.register(listenerRoutes);

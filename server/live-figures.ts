@@ -42,7 +42,7 @@ type Ask =
   | { id: number; cancel: true }
   | { close: true };
 type Answer =
-  | { id: number; text: string; computed: number }
+  | { id: number; text: string; computed: number; seconds?: number }
   | { id: number; chunk: Uint8Array }
   | { id: number; end: true }
   | { id: number; failed: string };
@@ -75,12 +75,16 @@ const STREAM_CACHE_KIB = -2048;
  */
 const YOUNG_GENERATION_MB = 8;
 
-/** Starts the figures thread on the database file. */
-export function startLiveFigures(file: string): LiveFigures {
+/**
+ * Starts the figures thread on the database file; `computedOne` hears of each figure computed
+ * rather than taken from the cache, with its time in the thread (for /metrics).
+ */
+export function startLiveFigures(file: string, computedOne: (kind: FigureKind, seconds: number) => void = () => undefined): LiveFigures {
   const data: FiguresData = { liveFigures: { file } };
   const pending = new Map<number, { resolve: (text: string) => void; reject: (e: unknown) => void }>();
   const streams = new Map<number, Readable>();
   const inFlight = new Map<string, Promise<string>>();
+  const kinds = new Map<number, FigureKind>();
   let nextId = 0;
   let computed = 0;
   let worker: Worker | null = null;
@@ -111,8 +115,10 @@ export function startLiveFigures(file: string): LiveFigures {
       if (answer === 'ready') return;
       if ('text' in answer) {
         computed = answer.computed;
+        if (answer.seconds !== undefined) computedOne(kinds.get(answer.id)!, answer.seconds);
         pending.get(answer.id)?.resolve(answer.text);
         pending.delete(answer.id);
+        kinds.delete(answer.id);
       } else if ('chunk' in answer) {
         streams.get(answer.id)?.push(answer.chunk);
       } else if ('end' in answer) {
@@ -122,6 +128,7 @@ export function startLiveFigures(file: string): LiveFigures {
         const error = new Error(answer.failed);
         pending.get(answer.id)?.reject(error);
         pending.delete(answer.id);
+        kinds.delete(answer.id);
         streams.get(answer.id)?.destroy(error);
         streams.delete(answer.id);
       }
@@ -147,6 +154,7 @@ export function startLiveFigures(file: string): LiveFigures {
         const id = nextId++;
         shared = new Promise<string>((resolve, reject) => {
           pending.set(id, { resolve, reject });
+          kinds.set(id, kind);
           send({ id, figure: kind, study, status, role });
         }).finally(() => inFlight.delete(key));
         inFlight.set(key, shared);
@@ -275,20 +283,22 @@ function serveFigures(file: string): void {
         return approvalsCsv(participantTable(db, study));
     }
   };
-  const figure = (kind: FigureKind, study: string, status: Dashboard['status'], role: StaffRole): string => {
+  /** The figure's text, and its computing time in seconds when it was computed rather than cached. */
+  const figure = (kind: FigureKind, study: string, status: Dashboard['status'], role: StaffRole): { text: string; seconds?: number } => {
     const key = figureKey(kind, study, status, role);
     const dataVersion = db.pragma('data_version', { simple: true }) as number;
     const held = cache.get(key);
-    if (held && held.dataVersion === dataVersion) return held.text;
+    if (held && held.dataVersion === dataVersion) return { text: held.text };
     const version = live.version(study);
     if (held && held.version === version) {
       held.dataVersion = dataVersion;
-      return held.text;
+      return { text: held.text };
     }
+    const started = performance.now();
     const text = compute(kind, study, status, role);
     computed++;
     cache.set(key, { dataVersion, version, text });
-    return text;
+    return { text, seconds: (performance.now() - started) / 1000 };
   };
   const pump = (id: number) => {
     const stream = streams.get(id);
@@ -320,8 +330,8 @@ function serveFigures(file: string): void {
     const { id } = ask;
     if ('figure' in ask) {
       try {
-        const text = figure(ask.figure, ask.study, ask.status, ask.role);
-        parentPort!.postMessage({ id, text, computed } satisfies Answer);
+        const { text, seconds } = figure(ask.figure, ask.study, ask.status, ask.role);
+        parentPort!.postMessage({ id, text, computed, ...(seconds !== undefined && { seconds }) } satisfies Answer);
       } catch (error) {
         parentPort!.postMessage({ id, failed: error instanceof Error ? error.message : String(error) } satisfies Answer);
       }

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
 import { DataDirLockedError } from './data-lock';
 import { configFromEnv, SERVER_OPTIONS } from './config';
-import { commandLine, UsageError } from './cli/args';
+import { commandLine, HelpRequested, UsageError } from './cli/args';
 import { loadStudyDir } from '../studies/load';
 import { setStudyStatus } from '../studies/build';
 import { corpusRoots } from '../studies/roots';
@@ -36,11 +36,19 @@ let config;
 try {
   config = configFromEnv(commandLine(process.argv.slice(2), SERVER_OPTIONS).values);
 } catch (error) {
+  if (error instanceof HelpRequested) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   if (!(error instanceof UsageError)) throw error;
   console.error(`${error.message}\n${USAGE}`);
   process.exit(2);
 }
-const app = await buildApp(config, { clientDir: await ensureClientBuilt() }).catch((error: unknown) => {
+const app = await buildApp(config, {
+  clientDir: await ensureClientBuilt(),
+  // No votes can be recorded: exit, for systemd (Restart=on-failure) to start the server again.
+  onFatal: () => process.exit(1),
+}).catch((error: unknown) => {
   // Another server on this data directory: say so plainly, without a stack.
   if (!(error instanceof DataDirLockedError)) throw error;
   console.error(`Earmark cannot start: ${error.message}`);

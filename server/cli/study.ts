@@ -16,7 +16,7 @@ import { setStudyStatus } from '../../studies/build';
 import { describeError, describeMaterial, formatBuildSummary, formatItemCounts, loadStudyDir, studyIdOf, validateStudyDir } from '../../studies/load';
 import { formatSamplerSummary } from '../../studies/sampler';
 import { configFromEnv, SERVER_OPTIONS, type Config } from '../config';
-import { commandLine, UsageError } from './args';
+import { commandLine, HelpRequested, UsageError } from './args';
 import { studyRepository } from '../store/studies';
 import { listenerLinks, serverOrigin } from '../listener-links';
 import { readStudyDefinition } from '../../studies/settings';
@@ -47,18 +47,14 @@ function listStudies(db: Db, dataDir: string): void {
   }
 }
 
-/** The bundle is written by the server's exporter (server/cli/export.ts); this runs that same command. */
+/** The bundle is written by the server's exporter (server/cli/export.ts); this runs that same command, compiled. */
 function exportBundle(studyId: string, dir: string | undefined, config: Config): number {
-  const exporter = fileURLToPath(new URL('./export.ts', import.meta.url));
   if (!dir) {
     console.error(USAGE.replace('<name>', '<name> <dir>'));
     return 2;
   }
-  if (!existsSync(exporter)) {
-    console.error(`the exporter ${exporter} is missing`);
-    return 1;
-  }
-  return spawnSync(process.execPath, ['--import', 'tsx', exporter, studyId, dir, '--data', config.dataDir], { stdio: 'inherit' }).status ?? 1;
+  const earmark = fileURLToPath(new URL('../../bin/earmark.mjs', import.meta.url));
+  return spawnSync(process.execPath, [earmark, 'export', studyId, dir, '--data', config.dataDir], { stdio: 'inherit' }).status ?? 1;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -66,6 +62,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = commandLine(argv, { data: SERVER_OPTIONS.data, corpora: SERVER_OPTIONS.corpora, host: SERVER_OPTIONS.host, port: SERVER_OPTIONS.port });
   } catch (error) {
+    if (error instanceof HelpRequested) {
+      console.log(USAGE);
+      return 0;
+    }
     if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n${USAGE}`);
     return 2;

@@ -2,7 +2,6 @@ import fp from 'fastify-plugin';
 import type { VoteAck } from '../../contract/listener';
 import { GroupCommit } from '../../db/group-commit';
 import { openDatabase, type Synchronous, type Db } from '../../db/open';
-import { startVoteWriter } from '../store/vote-writer';
 import { accessTokenRepository } from '../store/access-tokens';
 import { clipRepository } from '../store/clips';
 import { exportRepository } from '../store/export';
@@ -11,6 +10,8 @@ import { sessionRepository } from '../store/sessions';
 import { studyRepository } from '../store/studies';
 import { trialProblemRepository } from '../store/trial-problems';
 import type { VoteInput } from '../store/votes';
+import type { ServerMetrics } from '../metrics';
+import { WriterSupervisor, type SupervisorOptions } from '../writer-supervisor';
 
 export function repositories(db: Db) {
   return {
@@ -31,6 +32,8 @@ declare module 'fastify' {
     store: Repositories;
     /** Votes go through here: acknowledged only once their batch has committed. */
     voteCommits: GroupCommit<VoteInput, VoteAck>;
+    /** The vote writer thread, restarted when it dies; /readyz asks it. */
+    voteWriter: WriterSupervisor;
   }
 }
 
@@ -38,17 +41,29 @@ export interface DbPluginOptions {
   /** The SQLite file, opened (and migrated) here and closed with the app. */
   file: string;
   synchronous: Synchronous;
+  metrics: ServerMetrics;
+  /** Called when the vote writer thread keeps dying (main.ts exits, for the service manager to restart). */
+  onFatal: (error: Error) => void;
+  voteWriter?: Pick<SupervisorOptions, 'maxRestarts' | 'restartDelayMs'>;
 }
 
 export const dbPlugin = fp<DbPluginOptions>(
   async (app, options) => {
     const db = openDatabase(options.file, { synchronous: options.synchronous });
     const store = repositories(db);
-    const writer = await startVoteWriter(options.file, options.synchronous);
+    const writer = await WriterSupervisor.start({
+      ...options.voteWriter,
+      file: options.file,
+      synchronous: options.synchronous,
+      metrics: options.metrics,
+      onFatal: options.onFatal,
+      log: app.log,
+    });
     const voteCommits = new GroupCommit((batch: VoteInput[]) => writer.commit(batch));
     app.decorate('db', db);
     app.decorate('store', store);
     app.decorate('voteCommits', voteCommits);
+    app.decorate('voteWriter', writer);
     app.addHook('onClose', async () => {
       await voteCommits.drain();
       await writer.close();

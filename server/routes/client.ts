@@ -16,6 +16,8 @@ export const clientRoutes: FastifyPluginAsync<{ root: string }> = async (app, { 
     index: false,
     wildcard: true,
     allowedPath: (path) => path !== '/index.html',
+    // Files, not API: left out of the API description (server/openapi.ts).
+    schemaHide: true,
   });
   const page = async (_request: unknown, reply: FastifyReply) => {
     const nonce = withPageNonces(reply).style;
@@ -24,5 +26,5 @@ export const clientRoutes: FastifyPluginAsync<{ root: string }> = async (app, { 
       .header('cache-control', 'no-cache')
       .send(index.replace('<head>', `<head><meta name="csp-nonce" content="${nonce}">`));
   };
-  for (const path of ['/', '/s/*', '/studio', '/studio/*', '/reports/*']) app.get(path, page);
+  for (const path of ['/', '/s/*', '/studio', '/studio/*', '/reports/*']) app.get(path, { schema: { hide: true } }, page);
 };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ExportBundle, ParticipantTable } from '../../contract/reports';
-import { StaffSession, StaffSignInBody, StudioStudy, StudioStudyList } from '../../contract/studio';
+import { SignedOut, StaffSession, StaffSignInBody, StudioStudy, StudioStudyList } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
 import { studyFolders } from '../store/study-folders';
 import { HttpError, conflict, notFound } from '../errors';
@@ -50,7 +50,7 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: re
     async (request) => ({ role: request.staffRole! }),
   );
 
-  app.delete('/api/studio/session', async (request, reply) => reply.header('set-cookie', cookie(request, '', 0)).code(204).send());
+  app.delete('/api/studio/session', { schema: { response: { 204: SignedOut } } }, async (request, reply) => reply.header('set-cookie', cookie(request, '', 0)).code(204).send(null));
 
   app.get(
     '/api/studio/studies',

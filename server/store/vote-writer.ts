@@ -17,6 +17,12 @@ type Reply = { id: number; outcomes: string } | { id: number; failed: string };
 export interface VoteWriter {
   /** Records a batch of votes in one durable transaction; resolves after its COMMIT returned. */
   commit(batch: VoteInput[]): Promise<Outcome<VoteAck>[]>;
+  /** Resolves once the thread, between batches, has taken and released the database's write lock (readiness). */
+  ping(): Promise<void>;
+  /** Resolves with the reason when the thread stops other than by close(). */
+  readonly stopped: Promise<Error>;
+  /** Stops the thread at once, as a crash would (tests of what notices). */
+  terminate(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,8 +37,11 @@ export function startVoteWriter(file: string, synchronous: Synchronous): Promise
   const pending = new Map<number, { resolve: (o: Outcome<VoteAck>[]) => void; reject: (e: unknown) => void }>();
   let nextId = 0;
   let crashed: Error | null = null;
+  let stop: (error: Error) => void = () => {};
+  const stopped = new Promise<Error>((resolve) => (stop = resolve));
   const failAll = (error: Error) => {
     crashed = error;
+    stop(error);
     for (const { reject } of pending.values()) reject(error);
     pending.clear();
   };
@@ -45,15 +54,19 @@ export function startVoteWriter(file: string, synchronous: Synchronous): Promise
   });
   worker.on('error', failAll);
   worker.on('exit', (code) => failAll(new Error(`the vote writer stopped (exit code ${code})`)));
+  const send = (message: { batch: string } | { ping: true }) => {
+    if (crashed) return Promise.reject(crashed);
+    const id = nextId++;
+    return new Promise<Outcome<VoteAck>[]>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, ...message });
+    });
+  };
   const writer: VoteWriter = {
-    commit(batch) {
-      if (crashed) return Promise.reject(crashed);
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, batch: JSON.stringify(batch) });
-      });
-    },
+    commit: (batch) => send({ batch: JSON.stringify(batch) }),
+    ping: () => send({ ping: true }).then(() => undefined),
+    stopped,
+    terminate: () => worker.terminate().then(() => undefined),
     close() {
       worker.removeAllListeners('exit');
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -71,7 +84,7 @@ export function startVoteWriter(file: string, synchronous: Synchronous): Promise
 const revive = (sent: SentError): unknown =>
   'http' in sent ? new HttpError(...sent.http) : new Error(sent.message);
 
-const send = (error: unknown): SentError =>
+const sendError = (error: unknown): SentError =>
   error instanceof HttpError
     ? { http: [error.statusCode, error.code, error.message, error.field] }
     : { message: error instanceof Error ? error.message : String(error) };
@@ -103,10 +116,21 @@ if (!isMainThread && (workerData as Partial<WriterData> | null)?.voteWriter) {
   };
   // record() throws its refusals (HttpError) before it writes anything.
   const commit = batchCommitter(db, (input: VoteInput) => votes.record(input, studyOf(input.listener.studyId)), (e) => e instanceof HttpError);
-  parentPort!.on('message', (message: { id: number; batch: string } | { close: true }) => {
+  parentPort!.on('message', (message: { id: number; batch: string } | { id: number; ping: true } | { close: true }) => {
     if ('close' in message) {
       db.close();
       process.exit(0);
+    }
+    if ('ping' in message) {
+      let reply: Reply = { id: message.id, outcomes: '[]' };
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        db.exec('ROLLBACK');
+      } catch (error) {
+        reply = { id: message.id, failed: error instanceof Error ? error.message : String(error) };
+      }
+      parentPort!.postMessage(reply);
+      return;
     }
     const { id, batch } = message;
     const inputs = JSON.parse(batch) as VoteInput[];
@@ -114,7 +138,7 @@ if (!isMainThread && (workerData as Partial<WriterData> | null)?.voteWriter) {
     batchStudies = new Map();
     try {
       const outcomes = commit(inputs);
-      reply = { id, outcomes: JSON.stringify(outcomes.map((o): SentOutcome => (o.ok ? o : { ok: false, error: send(o.error) }))) };
+      reply = { id, outcomes: JSON.stringify(outcomes.map((o): SentOutcome => (o.ok ? o : { ok: false, error: sendError(o.error) }))) };
     } catch (error) {
       reply = { id, failed: error instanceof Error ? error.message : String(error) };
     }

@@ -260,6 +260,7 @@ const TOKEN_ROUTES: { route: string; path: string; role: Role }[] = [
   { route: 'GET /api/reports/:study', path: '/api/reports/fuzz', role: 'reader' },
   { route: 'POST /api/reports/:study/html-link', path: '/api/reports/fuzz/html-link', role: 'reader' },
   { route: 'GET /api/reports/:study/html', path: '/api/reports/fuzz/html', role: 'reader' },
+  { route: 'GET /api/openapi.json', path: '/api/openapi.json', role: 'reader' },
 ];
 /** Authorization headers that never pass: none, junk, other schemes, a listener's session token. */
 const badAuth = fc.oneof(

@@ -66,15 +66,15 @@ describe('the files docs/deploy.md installs', () => {
     const config = configFromEnv({}, env);
     expect(config).toMatchObject({ dataDir: '/srv/earmark/data', host: '127.0.0.1', trustProxy: '127.0.0.1', demo: false, synchronous: 'FULL' });
     expect(file('Caddyfile')).toContain(`reverse_proxy 127.0.0.1:${config.port}`);
-    expect(unitValues(unit, 'ExecStart')).toEqual(['/opt/earmark/node_modules/.bin/tsx server/main.ts']);
+    expect(unitValues(unit, 'ExecStart')).toEqual(['/usr/bin/node /opt/earmark/bin/earmark.mjs start']);
   });
 
   it('back up the same data directory with the backup command into a folder, hourly', () => {
     const unit = file('earmark-backup.service');
     expect(unitValues(unit, 'Environment')).toContain('EARMARK_DATA=/srv/earmark/data');
     const [backup] = unitValues(unit, 'ExecStart');
-    expect(backup).toBe('/opt/earmark/node_modules/.bin/tsx server/cli/backup.ts /srv/earmark-backups/');
-    expect(existsSync(fileURLToPath(new URL('../cli/backup.ts', import.meta.url)))).toBe(true);
+    expect(backup).toBe('/usr/bin/node /opt/earmark/bin/earmark.mjs backup /srv/earmark-backups/');
+    expect(existsSync(fileURLToPath(new URL('../../bin/earmark.mjs', import.meta.url)))).toBe(true);
     expect(unitValues(file('earmark-backup.timer'), 'OnCalendar')).toEqual(['hourly']);
   });
 });

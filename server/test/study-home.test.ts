@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +17,14 @@ const DEMO = join(ROOT, 'studies', 'demo');
 let server: TestServer;
 let researcher: string;
 const api = (path: string, init: Parameters<typeof call>[1] = {}) => call(`${server.url}${path}`, { token: researcher, ...init });
+// Run beside the server, not blocking it: a command that holds the test's event loop longer than the server's
+// keep-alive timeout (10 s, on a loaded machine) races its next request against the socket's closing (ECONNRESET).
 const studyCli = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli', 'study.ts'), ...args, '--data', server.dataDir], { cwd: ROOT, encoding: 'utf8' });
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'server', 'cli', 'study.ts'), ...args, '--data', server.dataDir], { cwd: ROOT, encoding: 'utf8' }, (error, stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    ),
+  );
 const demoYaml = () => readFileSync(join(DEMO, 'study.yaml'), 'utf8').replaceAll('audioRoot: audio', `audioRoot: ${join(DEMO, 'audio')}`);
 const upload = (study: string, kind: 'captions' | 'judges', name: string, content: string, replace?: boolean) =>
   api(`/api/studio/studies/${study}/files`, { body: { kind, name, content, ...(replace === undefined ? {} : { replace }) } });
@@ -47,7 +53,7 @@ describe('one home for studies', () => {
     expect(list.find((s) => s.id === 'made-in-studio')).toMatchObject({ built: false, status: 'draft' });
     expect(list.find((s) => s.id === 'by-hand')).toMatchObject({ built: false, title: 'Written by hand' });
 
-    const cliList = studyCli('list');
+    const cliList = await studyCli('list');
     expect(cliList.status, cliList.stderr).toBe(0);
     const line = (name: string) => cliList.stdout.split('\n').find((l) => l.startsWith(`${name}\t`));
     expect(line('made-in-studio')).toBe(`made-in-studio\tnot built\t\t${join(server.dataDir, 'studies', 'made-in-studio')}`);
@@ -56,13 +62,13 @@ describe('one home for studies', () => {
     expect(line('demo')).toBe(`demo\tnot built\t\t${DEMO}`);
 
     // The shell builds the studio's study by name; the studio builds the hand-written one.
-    const built = studyCli('build', 'made-in-studio');
+    const built = await studyCli('build', 'made-in-studio');
     expect(built.status, built.stderr).toBe(0);
     expect((await api('/api/studio/studies/by-hand/build', { method: 'POST' })).status).toBe(200);
     for (const id of ['made-in-studio', 'by-hand']) {
       expect((await api(`/api/studio/studies/${id}`)).body, id).toMatchObject({ built: true, editable: true, status: 'draft' });
     }
-    expect(studyCli('list').stdout).toMatch(/^by-hand\tdraft\t\d+ items, 0 listeners, 0 votes\t/m);
+    expect((await studyCli('list')).stdout).toMatch(/^by-hand\tdraft\t\d+ items, 0 listeners, 0 votes\t/m);
   });
 
   it('keeps a hand-written definition’s comments and its corpus sources when the studio adds uploaded sources; Undo restores it byte for byte', async () => {

@@ -183,7 +183,7 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   const calibration = Buffer.from(app.store.screening.calibration());
-  app.get('/api/session/screening/calibration', { onRequest: app.requireSession }, async (_request, reply) =>
+  app.get('/api/session/screening/calibration', { onRequest: app.requireSession, schema: { summary: 'The headphone check’s calibration tone (audio/wav)' } }, async (_request, reply) =>
     reply.headers({ 'content-type': 'audio/wav', 'cache-control': 'private, max-age=86400' }).send(calibration),
   );
 

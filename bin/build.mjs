@@ -33,6 +33,7 @@ export const COMMANDS = {
 const WORKERS = {
   'server/store/vote-writer-thread.mjs': 'server/store/vote-writer.ts',
   'audio-manifest/decode-worker.mjs': 'audio-manifest/decode-worker.ts',
+  'server/live-figures-thread.mjs': 'server/live-figures.ts',
 };
 const bundleName = (source) => source.replace(/\.(?:ts|mjs)$/, '').replaceAll('/', '-') + '.mjs';
 export const commandBundle = (command) => join(outDir, bundleName(COMMANDS[command]));

@@ -87,7 +87,7 @@ describe('/metrics', () => {
     expect(text).toMatch(/^earmark_vote_commit_duration_seconds_count 2$/m);
     expect(text).toMatch(/^earmark_wal_bytes [1-9]\d*$/m);
     expect(text).toMatch(/^earmark_event_loop_delay_seconds\{quantile="0.99"\} [\d.e+-]+$/m);
-    expect(text).toMatch(/^earmark_live_report_duration_seconds_count 1$/m);
+    expect(text).toMatch(/^earmark_live_report_duration_seconds_count\{figure="report"\} 1$/m);
     expect(text).toMatch(/^earmark_vote_writer_up 1$/m);
     // Every sample line is `name{labels} value`, every family has HELP and TYPE.
     for (const line of text.trim().split('\n')) expect(line).toMatch(/^(# (HELP|TYPE) \w+ .+|\w+(\{[^}]*\})? -?[\d.e+-]+|\w+(\{[^}]*\})? (NaN|\+Inf))$/);

@@ -120,13 +120,13 @@ describe('participants and the approve/reject file', () => {
     // Failed the check but finished (the study lets them go on): excluded by the screening rule, which is never a ground for rejection.
     expect(rows.get(ids.deaf)).toMatchObject({ screening: 'failed', status: 'finished', inAnalysis: false, decision: 'APPROVE', rejectionCategory: null });
     expect(rows.get(ids.deaf).reason).toBe(
-      'completed 16 of 16 trials; excluded from analysis: headphone check failed (antiphase 2 of 6 right) (the screening is never grounds for rejection)');
+      'completed 16 of 16 trials; excluded from analysis: headphone check failed (antiphase 0 of 6 right) (the screening is never grounds for rejection)');
     // Leaving part-way is a RETURN unless the study's approvals.rejectFor names incomplete.
     expect(rows.get(ids.half)).toMatchObject({ progress: { done: 6, total: 16 }, completionCode: null, completedAt: null, status: 'unfinished', decision: 'RETURN' });
     expect(rows.get(ids.half).reason).toBe(
       'did not finish: 6 of 16 trials; no completion code was shown; ask them to return the study (leaving part-way is not grounds for rejection in this study)');
     expect(rows.get(ids.sentAway)).toMatchObject({ screening: 'failed', status: 'screened_out', inAnalysis: false, decision: 'RETURN', rejectionCategory: null });
-    expect(rows.get(ids.sentAway).reason).toBe('screened out: headphone check failed (antiphase 2 of 6 right); ask them to return the study (a screen-out, never a rejection)');
+    expect(rows.get(ids.sentAway).reason).toBe('screened out: headphone check failed (antiphase 0 of 6 right); ask them to return the study (a screen-out, never a rejection)');
     expect(rows.get(ids.opened)).toMatchObject({ screening: null, status: 'opened', inAnalysis: false, decision: 'NONE', progress: { done: 0, total: 16 } });
     expect(good).toMatchObject({ status: 'finished', inAnalysis: true, rejectionCategory: null });
     expect(rows.get(ids.mturk)).toMatchObject({ participant: 'W123', decision: 'APPROVE' });
@@ -159,7 +159,7 @@ describe('participants and the approve/reject file', () => {
     // The participant the headphone check sent away is a screen-out, never a rejection.
     expect(by.get('p-sent-away')).toMatchObject({
       decision: 'RETURN', rejection_category: '', listener_id: ids.sentAway, completion_code: '',
-      reason: 'screened out: headphone check failed (antiphase 2 of 6 right); ask them to return the study (a screen-out, never a rejection)',
+      reason: 'screened out: headphone check failed (antiphase 0 of 6 right); ask them to return the study (a screen-out, never a rejection)',
     });
     expect(by.get('W123')).toMatchObject({ decision: 'APPROVE' });
   });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_SYSTEMS } from '../testing/seed';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, ratingFor, voteFor } from '../testing/client';
+import { call, ratingFor, takeScreening, voteFor } from '../testing/client';
 
 let server: TestServer;
 let researcher: string;
@@ -181,8 +181,7 @@ describe('rating trials', () => {
 
   it('the dashboard counts practice apart and a listener the headphone check sent away as screened out, not in progress', async () => {
     const sent = await start('mos', 'P-sent-away');
-    const body = { kind: 'antiphase', passed: false, correct: 2, trials: 6, attempts: 1, userAgent: 'test', audioOutput: {} };
-    expect((await call(`${server.url}/api/session/screening`, { token: sent.token, body })).status).toBe(200);
+    expect((await takeScreening(server.url, sent.token, 'antiphase', false)).status).toBe(200);
     const analyst = (await server.app.store.accessTokens.create('analyst')).token;
     const d = (await call(`${server.url}/api/studio/studies/mos/dashboard`, { token: analyst })).body;
     const one = (sql: string) => server.app.db.prepare(sql).pluck().get('mos') as number;

@@ -51,7 +51,8 @@ describe('npm run study', () => {
     expect(await main(['open', dir, ...data])).toBe(0);
     expect(await main(['pause', dir, ...data])).toBe(0);
     expect(await main(['close', dir, ...data])).toBe(0);
-    expect(io.out.slice(-3)).toEqual(['cli-study: draft → open', 'cli-study: open → paused', 'cli-study: paused → closed']);
+    // open also prints the listener and platform links
+    expect(io.out.filter((l) => l.startsWith('cli-study:')).slice(-3)).toEqual(['cli-study: draft → open', 'cli-study: open → paused', 'cli-study: paused → closed']);
     const status = t.db.prepare("SELECT status FROM studies WHERE id = 'cli-study'").get();
     expect(status).toEqual({ status: 'closed' });
 

@@ -295,6 +295,8 @@ test('a participant screened out by a required check is told so plainly in a fre
   const first = await browser.newContext();
   const page = await first.newPage();
   await startByKeyboard(page, link);
+  await expect(page.getByRole('button', { name: 'Play calibration sound' })).toBeFocused();
+  await page.keyboard.press('Enter'); // the calibration sound
   await expect(page.getByRole('button', { name: /Volume is set/ })).toBeFocused();
   await page.keyboard.press('Enter');
   await expect.poll(() => server.sql('SELECT rounds FROM screening_attempts').length).toBe(1);

@@ -100,9 +100,13 @@ describe('bad sign-ins and the audio', () => {
   it('from 100 networks at once, where no per-address limit holds them, one derivation runs at a time and the surplus is refused at once', async () => {
     const attack = await clipMedianDuring(Array.from({ length: 100 }, (_, i) => `2001:db8:${(i + 1).toString(16)}::1`), 100);
     console.log(`clip median ${attack.median.toFixed(2)} ms (${attack.samples} clips) during 100 simultaneous bad sign-ins from 100 networks; ${tally(attack.statuses)}`);
-    // One running and 32 waiting are derived; the other 67 get 429 without a derivation.
-    expect(attack.statuses.filter((s) => s === 401)).toHaveLength(33);
-    expect(attack.statuses.filter((s) => s === 429)).toHaveLength(67);
+    // One running and 32 waiting are derived, and the rest get 429 without a derivation. How many more than 33
+    // are derived depends on how many derivations finish while the burst is still arriving (34 on Node 24 here),
+    // so the count is bounded, not exact: without the cap all 100 would be derived (no per-address limit holds them).
+    const derived = attack.statuses.filter((s) => s === 401).length;
+    expect(derived).toBeGreaterThanOrEqual(33);
+    expect(attack.statuses.filter((s) => s === 429).length).toBe(100 - derived);
+    expect(100 - derived).toBeGreaterThanOrEqual(50);
   }, 120_000);
 
   it('counts failures per /64: only the first ten bad sign-ins from anywhere in one /64 are derived', async () => {

@@ -20,6 +20,41 @@ function setStatus(s: E2eServer, status: 'open' | 'paused' | 'closed', whenStopp
   }
 }
 
+test('on a 390×844 phone over plain HTTP on a LAN host name, the server\'s headphone check plays, is scored by the server and lets the listener vote', async () => {
+  server = await startServer({ pairs: 4, screening: 'antiphase', screeningRequired: true });
+  const port = new URL(server.url).port;
+  const browser = await chromium.launch({ ...chromiumLaunch, args: [...chromiumLaunch.args, '--host-resolver-rules=MAP earmark.test 127.0.0.1'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await startByKeyboard(page, `http://earmark.test:${port}/s/${server.study}?PROLIFIC_PID=p-phone&STUDY_ID=s-1`);
+    expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
+    // A careful listener with headphones: each round answered right (the targets read from the server's record).
+    await expect(page.getByRole('button', { name: 'Play calibration sound' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('button', { name: /Volume is set/ })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => server.sql('SELECT rounds FROM screening_attempts').length).toBe(1);
+    const [{ rounds }] = server.sql<{ rounds: string }>('SELECT rounds FROM screening_attempts');
+    for (const [i, round] of (JSON.parse(rounds) as { target: number }[]).entries()) {
+      await expect(page.getByText(`Sound ${i + 1} of 6`)).toBeVisible();
+      await expect(page.getByRole('button', { name: PLAY_SOUNDS })).toBeFocused(); // the round's sound has arrived from the server
+      await page.keyboard.press('Enter');
+      await expect(page.getByRole('button', { name: 'First' })).toBeEnabled({ timeout: 15_000 });
+      await page.keyboard.press(String(1 + round.target));
+    }
+    await currentTrial(page);
+    const outcome = JSON.parse(server.sql<{ screening: string }>('SELECT screening FROM listeners')[0].screening);
+    expect(outcome).toMatchObject({ kind: 'antiphase', passed: true, correct: 6 });
+    await answerByKeyboard(page, 1);
+    await expect.poll(() => server.votes().length).toBe(1);
+    expect(errors).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+});
+
 test('over plain HTTP on a LAN host name (no secure context) sessions and votes work; a reload after finishing shows the code', async () => {
   server = await startServer({ pairs: 6 });
   const port = new URL(server.url).port;

@@ -36,3 +36,6 @@ export const TRIAL_PROBLEMS = ['load_failed', 'play_failed'] as const;
 
 /** How many unanswered trials after the current one a SessionState carries (the client's offline runway). */
 export const UPCOMING_TRIALS = 5;
+
+/** The most stimuli one trial plays (BS.1534-3: at most 12 on one MUSHRA page); a vote's listening record has at most this many entries. */
+export const MAX_STIMULI = 12;

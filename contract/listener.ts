@@ -4,7 +4,7 @@
  * answer, a judge score or a corpus path/label (docs/blinding.md; e2e/support/blinding.ts checks).
  */
 import { z } from 'zod';
-import { HEADPHONE_CHECKS, SCREENING_RULES, TRIAL_PROBLEMS, UPCOMING_TRIALS } from './constants';
+import { HEADPHONE_CHECKS, MAX_STIMULI, SCREENING_RULES, TRIAL_PROBLEMS, UPCOMING_TRIALS } from './constants';
 import { StudyId, StudyStatus } from './common';
 import { Language, ListeningRequirement, Screening } from './study-definition';
 import { Question } from './questionnaire';
@@ -124,6 +124,16 @@ export const VoteBody = z
     hiddenMs: z.number().int().nonnegative().max(86_400_000),
     responseMs: z.number().int().nonnegative().max(86_400_000),
     clientTs: z.string().datetime({ offset: true }),
+    /**
+     * A trial of several stimuli (an A/B's two renditions): how each was listened to, in the order the
+     * trial listed them; playCount, secondsListened and heardToEnd are then their totals (every one heard
+     * to end). Absent for a trial of one clip, whose record the totals are.
+     */
+    listening: z
+      .array(z.object({ plays: z.number().int().nonnegative().max(10_000), secondsHeard: z.number().nonnegative().max(86_400), heardToEnd: z.boolean() }).strict())
+      .min(1)
+      .max(MAX_STIMULI)
+      .optional(),
     /** The listener's optional comment on this trial, in a study that offers the box (trialComments). */
     comment: z.string().trim().max(1000).optional(),
   })

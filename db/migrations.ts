@@ -450,4 +450,104 @@ export const migrations: Migration[] = [
       ALTER TABLE votes ADD COLUMN comment TEXT;
     `,
   },
+  {
+    version: 15,
+    name: 'a core that knows no trial kind',
+    rebuildsTables: true,
+    sql: `
+      -- Items, assignments and votes stop naming trial kinds (trials/README.md): an item is a list of
+      -- stimuli, an assignment's order a permutation of its slots, a vote's answer a document its kind's
+      -- schema checked. Nothing here says what a pair or a rating is; a new kind needs no migration.
+      --
+      -- stimuli: JSON list of {slot, role, clip, system, text} in the item's own order (a caption pair:
+      -- slots a and b, each the clip with one system's caption; a rating: slot a; an A/B: one rendition
+      -- per slot). clip_id, system_a, caption_a, system_b, caption_b read its first two stimuli: they keep
+      -- round-2 SQL (analysts' queries, tests) working and are computed, never stored.
+      CREATE TABLE items_v15 (
+        id           TEXT PRIMARY KEY,
+        study_id     TEXT NOT NULL REFERENCES studies(id),
+        seq          INTEGER NOT NULL,
+        kind         TEXT NOT NULL,
+        trial_kind   TEXT NOT NULL,
+        utterance_id TEXT NOT NULL,
+        stimuli      TEXT NOT NULL CHECK (json_valid(stimuli) AND json_type(stimuli) = 'array' AND json_array_length(stimuli) >= 1),
+        expected     TEXT,
+        clip_id      TEXT GENERATED ALWAYS AS (json_extract(stimuli, '$[0].clip')) VIRTUAL,
+        system_a     TEXT GENERATED ALWAYS AS (json_extract(stimuli, '$[0].system')) VIRTUAL,
+        system_b     TEXT GENERATED ALWAYS AS (json_extract(stimuli, '$[1].system')) VIRTUAL,
+        caption_a    TEXT GENERATED ALWAYS AS (json_extract(stimuli, '$[0].text')) VIRTUAL,
+        caption_b    TEXT GENERATED ALWAYS AS (json_extract(stimuli, '$[1].text')) VIRTUAL,
+        UNIQUE (study_id, seq),
+        -- kind: the item's role, i.e. its trial kind for an ordinary item, or attention | practice.
+        CHECK (kind IN ('attention','practice') OR kind = trial_kind)
+      );
+      INSERT INTO items_v15 (id, study_id, seq, kind, trial_kind, utterance_id, stimuli, expected)
+        SELECT id, study_id, seq, kind, trial_kind, utterance_id,
+               CASE WHEN system_b IS NULL
+                 THEN json_array(json_object('slot', 'a', 'role', 'rated', 'clip', clip_id, 'system', system_a, 'text', caption_a))
+                 ELSE json_array(json_object('slot', 'a', 'role', 'caption', 'clip', clip_id, 'system', system_a, 'text', caption_a),
+                                 json_object('slot', 'b', 'role', 'caption', 'clip', clip_id, 'system', system_b, 'text', caption_b))
+               END,
+               expected
+          FROM items;
+      DROP TABLE items;
+      ALTER TABLE items_v15 RENAME TO items;
+      CREATE INDEX items_study ON items(study_id);
+
+      -- slot_order: the item's slots in the order this listener meets them (JSON list), NULL for a kind
+      -- that draws no order. first (computed) is the slot met first, as round 2 stored it.
+      CREATE TABLE assignments_v15 (
+        listener_id TEXT NOT NULL REFERENCES listeners(id),
+        position    INTEGER NOT NULL,
+        item_id     TEXT NOT NULL REFERENCES items(id),
+        slot_order  TEXT CHECK (slot_order IS NULL OR (json_valid(slot_order) AND json_type(slot_order) = 'array')),
+        assigned_at TEXT NOT NULL,
+        first       TEXT GENERATED ALWAYS AS (json_extract(slot_order, '$[0]')) VIRTUAL,
+        PRIMARY KEY (listener_id, position),
+        UNIQUE (listener_id, item_id)
+      );
+      INSERT INTO assignments_v15 (listener_id, position, item_id, slot_order, assigned_at)
+        SELECT listener_id, position, item_id,
+               CASE first WHEN 'a' THEN '["a","b"]' WHEN 'b' THEN '["b","a"]' END, assigned_at
+          FROM assignments;
+      DROP TABLE assignments;
+      ALTER TABLE assignments_v15 RENAME TO assignments;
+      CREATE INDEX assignments_item ON assignments(item_id);
+
+      -- answer: the kind's answer document (JSON object), checked by the kind before it is stored.
+      -- listening: per stimulus heard, JSON list of {slot, plays, seconds, toEnd}; NULL when the trial had
+      -- one clip, whose record is play_count, seconds_listened and heard_to_end (the trial's totals).
+      -- first, chosen and score read the answer as round 2 stored it (computed, never stored).
+      CREATE TABLE votes_v15 (
+        id               TEXT NOT NULL,
+        listener_id      TEXT NOT NULL,
+        item_id          TEXT NOT NULL,
+        position         INTEGER NOT NULL,
+        answer           TEXT NOT NULL CHECK (json_valid(answer) AND json_type(answer) = 'object'),
+        listening        TEXT CHECK (listening IS NULL OR (json_valid(listening) AND json_type(listening) = 'array')),
+        play_count       INTEGER NOT NULL,
+        seconds_listened REAL NOT NULL,
+        heard_to_end     INTEGER NOT NULL CHECK (heard_to_end IN (0,1)),
+        hidden_ms        INTEGER NOT NULL,
+        response_ms      INTEGER NOT NULL,
+        client_ts        TEXT NOT NULL,
+        server_ts        TEXT NOT NULL,
+        comment          TEXT,
+        first            TEXT GENERATED ALWAYS AS (json_extract(answer, '$.first')) VIRTUAL,
+        chosen           TEXT GENERATED ALWAYS AS (json_extract(answer, '$.chosen')) VIRTUAL,
+        score            INTEGER GENERATED ALWAYS AS (json_extract(answer, '$.score')) VIRTUAL,
+        UNIQUE (listener_id, position),
+        FOREIGN KEY (listener_id, position) REFERENCES assignments (listener_id, position)
+      );
+      -- Rowids are kept: exports list votes in the order they were stored.
+      INSERT INTO votes_v15 (rowid, id, listener_id, item_id, position, answer, listening, play_count, seconds_listened,
+                             heard_to_end, hidden_ms, response_ms, client_ts, server_ts, comment)
+        SELECT rowid, id, listener_id, item_id, position,
+               CASE WHEN score IS NULL THEN json_object('first', first, 'chosen', chosen) ELSE json_object('score', score) END,
+               NULL, play_count, seconds_listened, heard_to_end, hidden_ms, response_ms, client_ts, server_ts, comment
+          FROM votes;
+      DROP TABLE votes;
+      ALTER TABLE votes_v15 RENAME TO votes;
+    `,
+  },
 ];

@@ -56,13 +56,15 @@ function studySettings(rows: Rows, exportedAt: string): StudySettings {
 }
 
 /** The answers that go to one export file, in the order stored; read again on each pass, as the votes are. */
-function answersIn<T extends BundleVote | RatingToWrite>(votes: Iterable<ExportVote>, file: 'votes.csv' | 'ratings.csv'): Iterable<T> {
+function answersIn<T extends BundleVote | RatingToWrite>(rows: Rows, file: 'votes.csv' | 'ratings.csv'): Iterable<T> {
+  const items = new Map(rows.items.map((i) => [i.item_id, i]));
   return {
     *[Symbol.iterator]() {
-      for (const vote of votes) {
-        const { item_id, listener_id, trial_kind, system_a, utterance_id, first, chosen, score, ...extra } = vote;
-        const to = trialKinds[trial_kind].answers;
-        if (to.file === file) yield to.row(vote, extra) as T;
+      for (const vote of rows.votes) {
+        const { item_id, listener_id, answer, ...extra } = vote;
+        const item = items.get(item_id)!;
+        const to = trialKinds[item.trial_kind].answers;
+        if (to.file === file) yield to.row(vote, item, extra) as T;
       }
     },
   };
@@ -81,8 +83,8 @@ function toBundle(rows: Rows, view: ExportView = RESEARCHER, exportedAt = new Da
   return {
     items: rows.items.map((i) => trialKinds[i.trial_kind].bundleItem(i)),
     // Each answer goes to its kind's file; a rating study's bundle has ratings.csv even before its first rating.
-    votes: answersIn<BundleVote>(rows.votes, 'votes.csv'),
-    ...(trialKinds[rows.definition.trial.kind].answers.file === 'ratings.csv' && { ratings: answersIn<RatingToWrite>(rows.votes, 'ratings.csv') }),
+    votes: answersIn<BundleVote>(rows, 'votes.csv'),
+    ...(trialKinds[rows.definition.trial.kind].answers.file === 'ratings.csv' && { ratings: answersIn<RatingToWrite>(rows, 'ratings.csv') }),
     judgeScores: rows.judgeScores,
     // A study with a comment box on its trials adds `comment` after every other column.
     extraVoteColumns: [...EXTRA_VOTE_COLUMNS, ...(rows.definition.trialComments ? ['comment'] : [])],

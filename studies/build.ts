@@ -20,22 +20,19 @@ import type { StudyStatus } from '../contract/constants';
 import type { TrialKind } from '../contract/trials';
 import type { ItemKind } from '../contract/constants';
 import { studyStore } from './store';
+import { clipsOf, systemsOf, type Stimulus } from './stimuli';
 
 /** An item's role: an ordinary trial of the study's kind, an attention check or a practice trial. */
 
 /**
- * One row of `items`, before it gets its opaque id (db/migrations.ts, version 10). A rating item
- * fills the a side only: the rated system, and the caption shown or null.
+ * One row of `items`, before it gets its opaque id (db/migrations.ts, version 15): its role, its
+ * kind, the utterance it is about and its stimuli (studies/stimuli.ts), which its kind planned.
  */
 export interface PlannedItem {
   kind: ItemKind;
   trialKind: TrialKind;
   utteranceId: string;
-  clipId: string;
-  systemA: string;
-  systemB: string | null;
-  captionA: string | null;
-  captionB: string | null;
+  stimuli: Stimulus[];
   /** An attention or practice item's intended answer: a pair's side (a|b), a rating's score ('1'..'7'). */
   expected: string | null;
 }
@@ -148,7 +145,7 @@ export class ManifestView {
   /** The judge scores of the captions the scored items show: what the study's export carries. */
   scoresOf(items: readonly PlannedItem[]): ScoreRow[] {
     const shown = new Set(
-      items.filter((i) => i.kind === i.trialKind).flatMap((i) => [i.systemA, i.systemB].filter((s): s is string => s !== null).map((s) => captionKey(i.utteranceId, s))),
+      items.filter((i) => i.kind === i.trialKind).flatMap((i) => systemsOf(i.stimuli).map((s) => captionKey(i.utteranceId, s))),
     );
     return this.scores.filter((r) => shown.has(captionKey(r.utteranceId, r.system)));
   }
@@ -250,7 +247,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       const split = config.utterances ?? (def.items.mode === 'sample' ? def.items.utterances : undefined);
       const kept = reserved();
       const scored = items.filter((i) => i.kind === i.trialKind);
-      const taken = { utterances: new Set([...kept.utterances, ...scored.map((i) => i.utteranceId)]), clips: new Set([...kept.clips, ...scored.map((i) => i.clipId)]) };
+      const taken = { utterances: new Set([...kept.utterances, ...scored.map((i) => i.utteranceId)]), clips: new Set([...kept.clips, ...scored.flatMap((i) => clipsOf(i.stimuli))]) };
       const candidates: AttentionCandidate[] = manifest
         .filtered(split)
         .filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!))
@@ -300,7 +297,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
  * problem at the practice or attention entry that breaks it.
  */
 function checkRoles(def: StudyDefinition, items: readonly PlannedItem[], problem: (path: FieldPath, message: string) => void): void {
-  const shares = (a: PlannedItem, b: PlannedItem) => a.utteranceId === b.utteranceId || a.clipId === b.clipId;
+  const shares = (a: PlannedItem, b: PlannedItem) => a.utteranceId === b.utteranceId || clipsOf(a.stimuli).some((c) => b.stimuli.some((s) => s.clip === c));
   const scored = items.filter((i) => i.kind === i.trialKind);
   const attention = items.filter((i) => i.kind === 'attention');
   const scoredAt = (item: PlannedItem) => {
@@ -355,7 +352,7 @@ export class StudyLockedError extends Error {
 export type BuildAction = 'created' | 'rebuilt' | 'definition updated' | 'unchanged';
 
 function fingerprint(items: readonly PlannedItem[]): string {
-  return JSON.stringify(items.map((i) => [i.kind, i.trialKind, i.utteranceId, i.clipId, i.systemA, i.systemB, i.captionA, i.captionB, i.expected]));
+  return JSON.stringify(items.map((i) => [i.kind, i.trialKind, i.utteranceId, i.stimuli, i.expected]));
 }
 
 /**

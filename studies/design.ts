@@ -21,7 +21,7 @@
 import type { Db } from '../db/open';
 import { orderTrials } from './attention';
 import { keyedRandom } from '../analysis/random';
-import { drawsOrder } from './trials';
+import { drawOrder } from './trials';
 import { StudyDefinition } from '../contract/study-definition';
 import { studyStore } from './store';
 
@@ -80,7 +80,7 @@ function itemsSeenByParticipant(db: Db, studyId: string, listenerId: string, par
 }
 
 /**
- * Writes this listener's trials into `assignments` (position, item, first) and returns how many
+ * Writes this listener's trials into `assignments` (position, item, the order of its slots) and returns how many
  * there are. `seed` defaults to the study's seed (mixed with the listener id either way). Idempotent: a listener who already has trials keeps them. Runs in one IMMEDIATE
  * transaction, so concurrent sessions (even from other processes) are handed out one at a time.
  * Throws StudyFullError when an incomplete-design study needs no more ratings.
@@ -123,10 +123,11 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
 
     const order = orderTrials({ practice, main, attention }, random);
     const at = now.toISOString();
-    const trialKind = new Map(items.map((i) => [i.id, i.trialKind]));
-    order.forEach((itemId, position) =>
-      store.insertAssignment(listenerId, position, itemId, drawsOrder(trialKind.get(itemId)!) ? (random.next() < 0.5 ? 'a' : 'b') : null, at),
-    );
+    const byId = new Map(items.map((i) => [i.id, i]));
+    order.forEach((itemId, position) => {
+      const item = byId.get(itemId)!;
+      store.insertAssignment(listenerId, position, itemId, drawOrder(item.trialKind, item.slots, random), at);
+    });
     return order.length;
   });
   return run.immediate();

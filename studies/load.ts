@@ -9,6 +9,7 @@ import type { TrialKind } from '../contract/trials';
 import type { Db } from '../db/open';
 import { manifestStore } from '../audio-manifest/store';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
+import { clipsOf } from './stimuli';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
 import { completionProblems } from './completion';
 import { readMaterial, type StudyMaterial } from './material';
@@ -165,7 +166,7 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   const manifest = manifestStore(db);
   const scope: PlanScope | undefined = material ? { material, clipOf: (audio) => manifest.clipByPath(audio)?.id ?? null } : undefined;
   const plan = planStudy(db, parsed, scope);
-  const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.map((i) => i.clipId));
+  const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.flatMap((i) => clipsOf(i.stimuli)));
   // Items and the copies their clips play from are written together: no trial is ever served without its copy.
   const store = studyStore(db);
   const action = db

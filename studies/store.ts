@@ -4,13 +4,15 @@ import type { TrialKind } from '../contract/trials';
 import type { PlannedItem } from './build';
 import type { ItemLoad } from './design';
 import type { MaterialScore } from './material';
+import type { Stimulus } from './stimuli';
 
-/** An item as assignment sees it: its role, its kind and its place in the study. */
+/** An item as assignment sees it: its role, its kind, its place in the study and its stimuli's slots. */
 export interface StudyItem {
   id: string;
   kind: ItemKind;
   trialKind: TrialKind;
   seq: number;
+  slots: string[];
 }
 
 /** An utterance of the manifest with its own labels and its clip's (both JSON; the clip's null without a clip). */
@@ -44,17 +46,18 @@ function createStudyStore(db: Db) {
   const setStatus = db.prepare<[StudyStatus, string, string]>('UPDATE studies SET status = ?, updated_at = ? WHERE id = ?');
   const votes = db.prepare<[string], number>('SELECT count(*) FROM listeners l JOIN votes v ON v.listener_id = l.id WHERE l.study_id = ?').pluck();
 
-  const plannedItems = db.prepare<[string], PlannedItem>(
-    `SELECT kind, trial_kind AS trialKind, utterance_id AS utteranceId, clip_id AS clipId, system_a AS systemA, system_b AS systemB,
-            caption_a AS captionA, caption_b AS captionB, expected FROM items WHERE study_id = ? ORDER BY seq`,
+  const plannedItems = db.prepare<[string], Omit<PlannedItem, 'stimuli'> & { stimuli: string }>(
+    'SELECT kind, trial_kind AS trialKind, utterance_id AS utteranceId, stimuli, expected FROM items WHERE study_id = ? ORDER BY seq',
   );
-  const items = db.prepare<[string], StudyItem>('SELECT id, kind, trial_kind AS trialKind, seq FROM items WHERE study_id = ? ORDER BY seq');
+  const items = db.prepare<[string], Omit<StudyItem, 'slots'> & { slots: string }>(
+    `SELECT id, kind, trial_kind AS trialKind, seq, (SELECT json_group_array(json_extract(e.value, '$.slot')) FROM json_each(items.stimuli) e) AS slots
+       FROM items WHERE study_id = ? ORDER BY seq`,
+  );
   const scoredItems = db.prepare<[string], number>('SELECT count(*) FROM items WHERE study_id = ? AND kind = trial_kind').pluck();
   const removeAssignments = db.prepare<[string]>('DELETE FROM assignments WHERE item_id IN (SELECT id FROM items WHERE study_id = ?)');
   const removeItems = db.prepare<[string]>('DELETE FROM items WHERE study_id = ?');
-  const insertItem = db.prepare<[string, string, number, ItemKind, TrialKind, string, string, string, string | null, string | null, string | null, string | null]>(
-    `INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  const insertItem = db.prepare<[string, string, number, ItemKind, TrialKind, string, string, string | null]>(
+    'INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, stimuli, expected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
 
   const removeJudgeScores = db.prepare<[string]>('DELETE FROM study_judge_scores WHERE study_id = ?');
@@ -63,8 +66,8 @@ function createStudyStore(db: Db) {
   );
 
   const assignmentCount = db.prepare<[string], number>('SELECT count(*) FROM assignments WHERE listener_id = ?').pluck();
-  const insertAssignment = db.prepare<[string, number, string, 'a' | 'b' | null, string]>(
-    'INSERT INTO assignments (listener_id, position, item_id, first, assigned_at) VALUES (?, ?, ?, ?, ?)',
+  const insertAssignment = db.prepare<[string, number, string, string | null, string]>(
+    'INSERT INTO assignments (listener_id, position, item_id, slot_order, assigned_at) VALUES (?, ?, ?, ?, ?)',
   );
   const listenerStudy = db.prepare<[string], string>('SELECT study_id FROM listeners WHERE id = ?').pluck();
   const clientKey = db.prepare<[string], string | null>('SELECT client_key FROM listeners WHERE id = ?').pluck();
@@ -127,8 +130,8 @@ function createStudyStore(db: Db) {
     votes: (studyId: string): number => votes.get(studyId)!,
 
     /** The study's items as the build planned them, in order. */
-    plannedItems: (studyId: string): PlannedItem[] => plannedItems.all(studyId),
-    items: (studyId: string): StudyItem[] => items.all(studyId),
+    plannedItems: (studyId: string): PlannedItem[] => plannedItems.all(studyId).map((i) => ({ ...i, stimuli: JSON.parse(i.stimuli) as Stimulus[] })),
+    items: (studyId: string): StudyItem[] => items.all(studyId).map((i) => ({ ...i, slots: JSON.parse(i.slots) as string[] })),
     /** Items of the study's own kind (not attention, not practice). */
     scoredItems: (studyId: string): number => scoredItems.get(studyId)!,
     /** The study's items and every listener's trials of them. */
@@ -137,7 +140,7 @@ function createStudyStore(db: Db) {
       removeItems.run(studyId);
     },
     insertItem: (id: string, studyId: string, seq: number, item: PlannedItem): void =>
-      void insertItem.run(id, studyId, seq, item.kind, item.trialKind, item.utteranceId, item.clipId, item.systemA, item.systemB, item.captionA, item.captionB, item.expected),
+      void insertItem.run(id, studyId, seq, item.kind, item.trialKind, item.utteranceId, JSON.stringify(item.stimuli), item.expected),
 
     /** The study's own copy of its judge scores, replacing the one it had. */
     replaceJudgeScores(studyId: string, scores: readonly MaterialScore[]): void {
@@ -146,8 +149,9 @@ function createStudyStore(db: Db) {
     },
 
     assignmentCount: (listenerId: string): number => assignmentCount.get(listenerId)!,
-    insertAssignment: (listenerId: string, position: number, itemId: string, first: 'a' | 'b' | null, at: string): void =>
-      void insertAssignment.run(listenerId, position, itemId, first, at),
+    /** One trial of the listener: `order` the item's slots as this listener meets them (null: the kind draws no order). */
+    insertAssignment: (listenerId: string, position: number, itemId: string, order: readonly string[] | null, at: string): void =>
+      void insertAssignment.run(listenerId, position, itemId, order && JSON.stringify(order), at),
     /** The listener's study; undefined: no such listener. */
     listenerStudy: (listenerId: string): string | undefined => listenerStudy.get(listenerId),
     /** The listener's client network (null: started outside the HTTP API). */

@@ -88,8 +88,10 @@ export function insertStudy(
     now,
   );
   const insert = db.prepare(
-    `INSERT INTO items (id, study_id, seq, kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
-     SELECT ?, ?, ?, ?, u.id, u.clip_id, 'sa', 'sb', 'caption a', 'caption b', ? FROM utterances u WHERE u.id = ?`,
+    `INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, stimuli, expected)
+     SELECT ?, ?, ?, ?, 'pair', u.id, json_array(json_object('slot', 'a', 'role', 'caption', 'clip', u.clip_id, 'system', 'sa', 'text', 'caption a'),
+                                                 json_object('slot', 'b', 'role', 'caption', 'clip', u.clip_id, 'system', 'sb', 'text', 'caption b')), ?
+       FROM utterances u WHERE u.id = ?`,
   );
   return items.map((item, seq) => {
     const itemId = `${id}-item-${seq}`;
@@ -115,13 +117,13 @@ export function voteAll(db: Db, listenerId: string, at = new Date(), limit = Inf
     .prepare('SELECT position, item_id, first FROM assignments WHERE listener_id = ? ORDER BY position')
     .all(listenerId) as { position: number; item_id: string; first: 'a' | 'b' | null }[];
   const insert = db.prepare(
-    `INSERT INTO votes (id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened, heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 1, 2.5, 1, 0, 1500, ?, ?)`,
+    `INSERT INTO votes (id, listener_id, item_id, position, answer, play_count, seconds_listened, heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
+     VALUES (?, ?, ?, ?, ?, 1, 2.5, 1, 0, 1500, ?, ?)`,
   );
   const chosen = rows.slice(0, limit);
   db.transaction(() =>
     chosen.forEach((r) =>
-      insert.run(`${listenerId}-${r.position}`, listenerId, r.item_id, r.position, r.first, r.first === null ? null : 'a', r.first === null ? 3 : null, at.toISOString(), at.toISOString()),
+      insert.run(`${listenerId}-${r.position}`, listenerId, r.item_id, r.position, JSON.stringify(r.first === null ? { score: 3 } : { first: r.first, chosen: 'a' }), at.toISOString(), at.toISOString()),
     ),
   )();
   return chosen.length;

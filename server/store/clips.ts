@@ -14,9 +14,12 @@ export interface ServedClip {
 export function clipRepository(db: Db) {
   const byId = db.prepare<[string], ServedClip>('SELECT file AS absPath, bytes, tag, peaks FROM served_clips WHERE id = ?');
   const missingAudio = db.prepare<[], string>(`
-    SELECT DISTINCT i.study_id FROM items i
-    WHERE NOT EXISTS (SELECT 1 FROM served_clips s WHERE s.study_id = i.study_id AND s.clip_id = i.clip_id)`).pluck();
-  const studyClips = db.prepare<[string], string>('SELECT DISTINCT clip_id FROM items WHERE study_id = ?').pluck();
+    SELECT DISTINCT i.study_id FROM items i, json_each(i.stimuli) e
+    WHERE json_extract(e.value, '$.clip') IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM served_clips s WHERE s.study_id = i.study_id AND s.clip_id = json_extract(e.value, '$.clip'))`).pluck();
+  const studyClips = db.prepare<[string], string>(
+    "SELECT DISTINCT json_extract(e.value, '$.clip') FROM items i, json_each(i.stimuli) e WHERE i.study_id = ? AND json_extract(e.value, '$.clip') IS NOT NULL",
+  ).pluck();
   let dir: string | undefined;
   return {
     get(id: string): ServedClip | undefined {

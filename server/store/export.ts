@@ -2,28 +2,25 @@ import type { Db } from '../../db/open';
 import { StudyDefinition } from '../../contract/study-definition';
 import type { AnswerValue } from '../../contract/questionnaire';
 import type { TrialKind } from '../../contract/trials';
+import type { Stimulus } from '../../studies/stimuli';
+import type { AnswerDocument } from './trials';
 
 /** An item as stored; its kind (server/store/trials) makes it an items.csv row. */
 export interface ExportItem {
   item_id: string;
   trial_kind: TrialKind;
   utterance_id: string;
-  system_a: string;
-  system_b: string | null;
+  stimuli: Stimulus[];
   attention: 0 | 1;
   /** an attention item's intended answer (a pair's a|b, a rating's score as text); null otherwise */
   expected: string | null;
 }
-/** A vote as stored, with its item's kind, rated system and utterance; its kind makes it a votes.csv or ratings.csv row. */
+/** A vote as stored; its item's kind makes it a row of that kind's answers file. */
 export interface ExportVote {
   item_id: string;
   listener_id: string;
-  trial_kind: TrialKind;
-  system_a: string;
-  utterance_id: string;
-  first: 'a' | 'b' | null;
-  chosen: 'a' | 'b' | null;
-  score: number | null;
+  /** the kind's answer document (votes.answer) */
+  answer: AnswerDocument;
   position: number;
   play_count: number;
   seconds_listened: number;
@@ -82,15 +79,18 @@ export function screeningOutcome(json: string | null): ExportListener['screening
  * listener who started a session is listed, voted or not.
  */
 export function exportRepository(db: Db) {
-  const items = db.prepare<[string], ExportItem>(`
-    SELECT id AS item_id, trial_kind, utterance_id, system_a, system_b, (kind = 'attention') AS attention,
+  const items = db.prepare<[string], Omit<ExportItem, 'stimuli'> & { stimuli: string }>(`
+    SELECT id AS item_id, trial_kind, utterance_id, stimuli, (kind = 'attention') AS attention,
            CASE WHEN kind = 'attention' THEN expected END AS expected
     FROM items WHERE study_id = ? AND kind != 'practice' ORDER BY seq`);
-  const votes = db.prepare<[string], ExportVote>(`
-    SELECT v.item_id, v.listener_id, i.trial_kind, i.system_a, i.utterance_id, v.first, v.chosen, v.score, v.position, v.play_count, v.seconds_listened,
+  const votes = db.prepare<[string], Omit<ExportVote, 'answer'> & { answer: string }>(`
+    SELECT v.item_id, v.listener_id, v.answer, v.position, v.play_count, v.seconds_listened,
            v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id, v.comment
     FROM listeners l JOIN votes v ON v.listener_id = l.id JOIN items i ON i.id = v.item_id
     WHERE l.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`);
+  const parsedVotes = function* (studyId: string): Iterable<ExportVote> {
+    for (const v of votes.iterate(studyId)) yield { ...v, answer: JSON.parse(v.answer) as AnswerDocument };
+  };
   // The study's own copy, taken at build from the judge files it declares (migration 3).
   const judgeScores = db.prepare<[string], ExportJudgeScore>(`
     SELECT utterance_id, system, judge, run, score FROM study_judge_scores
@@ -106,7 +106,7 @@ export function exportRepository(db: Db) {
   const read = <Votes extends Iterable<ExportVote>>(studyId: string, votesOf: Votes): ExportRows<Votes> => ({
     studyId,
     definition: StudyDefinition.parse(JSON.parse(definition.get(studyId)!.definition)),
-    items: items.all(studyId),
+    items: items.all(studyId).map((i) => ({ ...i, stimuli: JSON.parse(i.stimuli) as Stimulus[] })),
     votes: votesOf,
     judgeScores: judgeScores.all(studyId),
     listeners: listeners.all(studyId).map((l) => ({
@@ -121,7 +121,7 @@ export function exportRepository(db: Db) {
     })),
   });
   return {
-    rows: db.transaction((studyId: string): ExportRows => read(studyId, votes.all(studyId))),
+    rows: db.transaction((studyId: string): ExportRows => read(studyId, [...parsedVotes(studyId)])),
     /**
      * The same rows for a download, in a read transaction the caller ends with end(): the votes
      * are read as they are iterated (each pass a new query of the same snapshot), so a million
@@ -130,7 +130,7 @@ export function exportRepository(db: Db) {
     snapshot(studyId: string): ExportRows<Iterable<ExportVote>> & { end(): void } {
       db.exec('BEGIN');
       try {
-        return { ...read<Iterable<ExportVote>>(studyId, { [Symbol.iterator]: () => votes.iterate(studyId) }), end: () => db.exec('COMMIT') };
+        return { ...read<Iterable<ExportVote>>(studyId, { [Symbol.iterator]: () => parsedVotes(studyId)[Symbol.iterator]() }), end: () => db.exec('COMMIT') };
       } catch (error) {
         db.exec('ROLLBACK');
         throw error;

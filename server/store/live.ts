@@ -3,7 +3,9 @@ import { screeningOutcome } from './export';
 import type { Trial } from '../../contract/listener';
 import { countItemKinds, type ItemKind } from '../../contract/constants';
 import type { TrialKind } from '../../contract/trials';
-import { trialKinds, type AnswerColumns } from './trials';
+import { trialKinds, type AnswerDocument } from './trials';
+import { SERVED_STIMULI_SQL, servedStimuli } from './trials/served';
+import { systemsOf } from '../../studies/stimuli';
 
 export interface ItemPreview {
   seq: number;
@@ -35,8 +37,8 @@ export function liveRepository(db: Db) {
     'SELECT kind, count(*) AS n FROM items WHERE study_id = ? GROUP BY kind',
   );
   // Whether an answer is right is its kind's to say (server/store/trials), so the answers are read and counted here.
-  const attentionAnswers = db.prepare<[string], AnswerColumns & { listener_id: string; trial_kind: TrialKind; expected: string }>(`
-    SELECT v.listener_id, i.trial_kind, v.first, v.chosen, v.score, i.expected
+  const attentionAnswers = db.prepare<[string], { answer: string; listener_id: string; trial_kind: TrialKind; expected: string }>(`
+    SELECT v.listener_id, i.trial_kind, v.answer, i.expected
     FROM listeners l JOIN votes v ON v.listener_id = l.id JOIN items i ON i.id = v.item_id WHERE l.study_id = ? AND i.kind = 'attention'
     ORDER BY v.listener_id`);
   const screenings = db.prepare<[string], { id: string; screening: string | null }>(
@@ -53,13 +55,11 @@ export function liveRepository(db: Db) {
     FROM listeners l WHERE l.study_id = ? ORDER BY l.created_at, l.id`);
   const previewRows = db.prepare<
     [string],
-    {
-      seq: number; kind: ItemKind; trial_kind: TrialKind; system_a: string; system_b: string | null; expected: string | null;
-      clip_id: string; duration: number; caption_a: string | null; caption_b: string | null;
-    }
+    { seq: number; kind: ItemKind; trial_kind: TrialKind; expected: string | null; stimuli: string; slots: string }
   >(`
-    SELECT i.seq, i.kind, i.trial_kind, i.system_a, i.system_b, i.expected, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
-    FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ? ORDER BY i.seq`);
+    SELECT i.seq, i.kind, i.trial_kind, i.expected, ${SERVED_STIMULI_SQL} AS stimuli,
+           (SELECT json_group_array(json_extract(e.value, '$.slot') ORDER BY e.key) FROM json_each(i.stimuli) e) AS slots
+    FROM items i WHERE i.study_id = ? ORDER BY i.seq`);
 
   // What a live figure depends on: the last committed vote, what can change about listeners, and the study row.
   const version = db.prepare<[string], { v: string }>(`
@@ -86,7 +86,7 @@ export function liveRepository(db: Db) {
         let t = tallies.get(a.listener_id);
         if (!t) tallies.set(a.listener_id, (t = { listener_id: a.listener_id, answered: 0, correct: 0 }));
         t.answered++;
-        if (trialKinds[a.trial_kind].correct(a, a.expected)) t.correct++;
+        if (trialKinds[a.trial_kind].correct(JSON.parse(a.answer) as AnswerDocument, a.expected)) t.correct++;
       }
       return [...tallies.values()];
     },
@@ -98,11 +98,12 @@ export function liveRepository(db: Db) {
     /** Every listener of the study with their link parameters, progress and completion, oldest first. */
     participants: (studyId: string) =>
       participantRows.all(studyId).map((r) => ({ ...r, external: JSON.parse(r.external) as Record<string, string> })),
-    /** Every trial in study order, in the listener's Trial shape (caption a shown first). */
+    /** Every trial in study order, in the listener's Trial shape (the item's own slot order). */
     preview(studyId: string): ItemPreview[] {
       return previewRows.all(studyId).map((r) => {
-        const kind = trialKinds[r.trial_kind];
-        return { seq: r.seq, kind: r.kind, systems: kind.systems(r), expected: r.expected, trial: kind.trial(r, r.seq, 'a') };
+        const stimuli = servedStimuli(r.stimuli);
+        const trial = trialKinds[r.trial_kind].trial({ kind: r.kind, stimuli }, r.seq, JSON.parse(r.slots) as string[]);
+        return { seq: r.seq, kind: r.kind, systems: systemsOf(stimuli), expected: r.expected, trial };
       });
     },
   };

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../db/open';
-import { UPCOMING_TRIALS } from '../../contract/constants';
+import { UPCOMING_TRIALS, type ItemKind } from '../../contract/constants';
 import { type SessionState } from '../../contract/listener';
 import type { AnswerValue, Question } from '../../contract/questionnaire';
 import type { TrialKind } from '../../contract/trials';
@@ -9,7 +9,8 @@ import { conflict } from '../errors';
 import { clientNetwork } from '../network';
 import { assignTrials } from '../../studies/design';
 import { installationSecret } from '../../audio-manifest/ids';
-import { trialKinds, type ServedItem } from './trials';
+import { trialKinds } from './trials';
+import { SERVED_STIMULI_SQL, servedStimuli } from './trials/served';
 import { screeningRepository } from './screening';
 
 /** The listener a session token resolves to. */
@@ -33,10 +34,14 @@ export interface SessionListener {
 /** Tokens remembered by sessionListener; the oldest is forgotten first (one lookup to bring it back). */
 const REMEMBERED_TOKENS = 20_000;
 
-interface TrialRow extends ServedItem {
+interface TrialRow {
   position: number;
-  first: 'a' | 'b' | null;
+  /** JSON list of the item's slots in this listener's order, or null */
+  slot_order: string | null;
+  kind: ItemKind;
   trial_kind: TrialKind;
+  /** JSON (SERVED_STIMULI_SQL) */
+  stimuli: string;
 }
 
 /**
@@ -117,10 +122,9 @@ export function sessionRepository(db: Db) {
   // The next unanswered trials only: walks the listener's assignments in position order (primary
   // key) and stops after the current one and its upcoming ones, instead of reading every trial.
   const openTrials = db.prepare<[string, number], TrialRow>(`
-    SELECT a.position, a.first, i.kind, i.trial_kind, s.id AS clip_id, s.duration, i.caption_a, i.caption_b
+    SELECT a.position, a.slot_order, i.kind, i.trial_kind, ${SERVED_STIMULI_SQL} AS stimuli
     FROM assignments a
     JOIN items i ON i.id = a.item_id
-    JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id
     WHERE a.listener_id = ?
       AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
       AND NOT EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position)
@@ -217,7 +221,7 @@ export function sessionRepository(db: Db) {
      */
     state(listener: ListenerRow, study: StudyRow): SessionState {
       const status = study.status === 'open' || study.status === 'closed' ? study.status : 'paused';
-      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map((row) => trialKinds[row.trial_kind].trial(row, row.position, row.first)) : [];
+      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map((row) => trialKinds[row.trial_kind].trial({ kind: row.kind, stimuli: servedStimuli(row.stimuli) }, row.position, row.slot_order === null ? null : (JSON.parse(row.slot_order) as string[]))) : [];
       const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
       const done = voted + skipped;
       const finished = total > 0 && done >= total;

@@ -106,13 +106,15 @@ export function studyRepository(db: Db) {
 
   // ordinary: the study's own trials (not attention or practice), which an incomplete design hands out in part.
   const clipsByKind = db.prepare<[string], { ordinary: 0 | 1; n: number; seconds: number }>(`
-    SELECT i.kind = i.trial_kind AS ordinary, count(*) AS n, avg(c.duration) AS seconds FROM items i JOIN clips c ON c.id = i.clip_id
-    WHERE i.study_id = ? GROUP BY i.kind`);
+    SELECT i.kind = i.trial_kind AS ordinary, count(*) AS n,
+           avg((SELECT total(c.duration) FROM (SELECT DISTINCT json_extract(e.value, '$.clip') AS clip FROM json_each(i.stimuli) e) d
+                JOIN clips c ON c.id = d.clip)) AS seconds
+    FROM items i WHERE i.study_id = ? GROUP BY i.kind`);
 
   /**
    * Trials one session holds (every practice and attention item, and all ordinary items, or
    * itemsPerListener of them in an incomplete design) and about how long they take: each clip
-   * heard TYPICAL_PLAYS times at its kind's mean duration, plus PER_TRIAL_SECONDS to read the
+   * heard TYPICAL_PLAYS times at its kind's mean duration (a trial's distinct clips together), plus PER_TRIAL_SECONDS to read the
    * captions, choose and confirm, plus SCREENING_SECONDS for each headphone check. Rounded up
    * by the page to whole minutes; meant as an honest order of magnitude, not a promise.
    */

@@ -5,7 +5,7 @@ import type { TrialKind } from '../../contract/trials';
 import { conflict } from '../errors';
 import type { SessionListener } from './sessions';
 import type { StudyRow } from './studies';
-import { practiceFeedback, trialKinds } from './trials';
+import { practiceFeedback, trialKinds, type AnswerDocument } from './trials';
 
 export interface VoteInput {
   listener: SessionListener;
@@ -15,7 +15,8 @@ export interface VoteInput {
 /** The trial a vote answers, and the vote already stored for it if there is one (a retry, or another answer). */
 interface TrialForVote {
   item_id: string;
-  first: 'a' | 'b' | null;
+  /** the assignment's slot order (JSON list), or null */
+  slot_order: string | null;
   kind: ItemKind;
   trial_kind: TrialKind;
   expected: string | null;
@@ -28,9 +29,8 @@ interface TrialForVote {
   /** Whether a later trial of the session is still open (neither answered nor skipped). */
   open_after: 0 | 1;
   stored_id: string | null;
-  stored_first: 'a' | 'b' | null;
-  stored_chosen: 'a' | 'b' | null;
-  stored_score: number | null;
+  /** the stored answer document (JSON) */
+  stored_answer: string | null;
   stored_ts: string | null;
 }
 
@@ -46,13 +46,13 @@ export function voteRepository(db: Db) {
   // Everything a vote needs in one statement, all of it found through the listener's own index
   // entries (migration 11): the trial, the vote already at that trial, the screening, what is left.
   const trialFor = db.prepare<[string, number], TrialForVote>(`
-    SELECT a.item_id, a.first, i.kind, i.trial_kind, i.expected,
+    SELECT a.item_id, a.slot_order, i.kind, i.trial_kind, i.expected,
            json_extract(l.screening, '$.kind') AS screening_kind, json_extract(l.screening, '$.passed') AS screening_passed,
            (l.participant IS NOT NULL AND EXISTS (SELECT 1 FROM listeners o WHERE o.study_id = l.study_id AND o.participant = l.participant
               AND o.id <> l.id AND json_extract(o.screening, '$.passed') = 0)) AS failed_elsewhere,
            EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position) AS skipped,
            ${openTrial('>')} AS open_after,
-           v.id AS stored_id, v.first AS stored_first, v.chosen AS stored_chosen, v.score AS stored_score, v.server_ts AS stored_ts
+           v.id AS stored_id, v.answer AS stored_answer, v.server_ts AS stored_ts
     FROM assignments a
     JOIN items i ON i.id = a.item_id
     JOIN listeners l ON l.id = a.listener_id
@@ -65,9 +65,9 @@ export function voteRepository(db: Db) {
   // (their votes only), asked only before a new answer is stored.
   const idUsed = db.prepare<[string, string], 1>('SELECT 1 FROM votes WHERE listener_id = ? AND id = ? LIMIT 1').pluck();
   const insert = db.prepare(`
-    INSERT INTO votes (id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened,
+    INSERT INTO votes (id, listener_id, item_id, position, answer, listening, play_count, seconds_listened,
                        heard_to_end, hidden_ms, response_ms, client_ts, server_ts, comment)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const complete = db.prepare(`
     UPDATE listeners SET completed_at = ?, completion_code = ?
     WHERE id = ? AND completed_at IS NULL`);
@@ -85,7 +85,7 @@ export function voteRepository(db: Db) {
         // A vote id names one answer to one trial: the same id again is a retry, answered as it was
         // the first time (whatever the study's status is now); another id is a second answer.
         if (trial.stored_id !== vote.voteId) throw conflict('already_answered', 'this trial was already answered', 'position');
-        const stored = { first: trial.stored_first, chosen: trial.stored_chosen, score: trial.stored_score };
+        const stored = JSON.parse(trial.stored_answer!) as AnswerDocument;
         if (!trialKinds[trial.trial_kind].sameAnswer(stored, vote)) {
           throw conflict('vote_id_reused', 'this vote id was already used for a different answer', 'voteId');
         }
@@ -104,10 +104,11 @@ export function voteRepository(db: Db) {
       if (trial.skipped) throw conflict('trial_skipped', 'this trial was skipped after its clip would not play', 'position');
       if (idUsed.get(listener.id, vote.voteId)) throw conflict('vote_id_reused', 'this vote id was already used for another trial', 'voteId');
       if (vote.comment && !study.definition.trialComments) throw conflict('comments_not_asked', 'this study has no comment box on its trials', 'comment');
-      const answer = trialKinds[trial.trial_kind].answer(vote, trial.first, study.definition.trial);
+      const order = trial.slot_order === null ? null : (JSON.parse(trial.slot_order) as string[]);
+      const answer = trialKinds[trial.trial_kind].answer(vote, order, study.definition.trial);
       const serverTs = new Date().toISOString();
       insert.run(
-        vote.voteId, listener.id, trial.item_id, vote.position, answer.first, answer.chosen, answer.score, vote.playCount,
+        vote.voteId, listener.id, trial.item_id, vote.position, JSON.stringify(answer), listeningRecord(vote, order), vote.playCount,
         vote.secondsListened, vote.heardToEnd ? 1 : 0, vote.hiddenMs, vote.responseMs, vote.clientTs, serverTs, vote.comment || null,
       );
       // The session's last open trial completes it.
@@ -124,3 +125,13 @@ export function voteRepository(db: Db) {
   };
 }
 export type VoteRepository = ReturnType<typeof voteRepository>;
+
+/**
+ * votes.listening: the vote's per-stimulus record (sent in screen order) with each entry's slot, as
+ * JSON; null for a trial of one clip, whose record is the vote's totals (play_count, seconds_listened,
+ * heard_to_end). A record that does not match the trial's stimuli is refused by the kind's check first.
+ */
+function listeningRecord(vote: VoteBody, order: string[] | null): string | null {
+  if (!vote.listening) return null;
+  return JSON.stringify(vote.listening.map((l, i) => ({ slot: order?.[i] ?? null, plays: l.plays, seconds: l.secondsHeard, toEnd: l.heardToEnd })));
+}

@@ -23,11 +23,11 @@ export function addAnsweredListeners(db: Db, studyId: string, listeners: number,
   const listener = db.prepare(`
     INSERT INTO listeners (id, study_id, token_hash, external, created_at, completed_at, completion_code)
     VALUES (?, ?, ?, ?, ?, ?, 'BULK')`);
-  const assignment = db.prepare('INSERT INTO assignments (listener_id, position, item_id, first, assigned_at) VALUES (?, ?, ?, ?, ?)');
+  const assignment = db.prepare('INSERT INTO assignments (listener_id, position, item_id, slot_order, assigned_at) VALUES (?, ?, ?, ?, ?)');
   const vote = db.prepare(`
-    INSERT INTO votes (id, listener_id, item_id, position, first, chosen, score, play_count, seconds_listened, heard_to_end,
+    INSERT INTO votes (id, listener_id, item_id, position, answer, play_count, seconds_listened, heard_to_end,
                        hidden_ms, response_ms, client_ts, server_ts)
-    VALUES (?, ?, ?, ?, ?, ?, ?, 1, 3.0, 1, 0, ?, ?, ?)`);
+    VALUES (?, ?, ?, ?, ?, 1, 3.0, 1, 0, ?, ?, ?)`);
   const started = Date.parse('2026-01-01T00:00:00Z');
   db.transaction(() => {
     for (let l = 0; l < listeners; l++) {
@@ -38,9 +38,9 @@ export function addAnsweredListeners(db: Db, studyId: string, listeners: number,
       items.forEach((item, position) => {
         const pair = item.trial_kind === 'pair';
         const first = pair ? (position % 2 ? 'a' : 'b') : null;
-        assignment.run(id, position, item.id, first, at);
-        const chosen = pair ? ((l + position) % 3 ? 'a' : 'b') : null;
-        vote.run(`${id}/${position}`, id, item.id, position, first, chosen, pair ? null : 1 + ((l + position) % 5), 1500 + ((l * 7 + position) % 900), at, at);
+        assignment.run(id, position, item.id, first && JSON.stringify(first === 'a' ? ['a', 'b'] : ['b', 'a']), at);
+        const answer = pair ? { first, chosen: (l + position) % 3 ? 'a' : 'b' } : { score: 1 + ((l + position) % 5) };
+        vote.run(`${id}/${position}`, id, item.id, position, JSON.stringify(answer), 1500 + ((l * 7 + position) % 900), at, at);
       });
     }
   })();

@@ -11,6 +11,8 @@ import type { Db } from '../../db/open';
 import { StudyDefinition, type StudyDefinitionInput } from '../../contract/study-definition';
 import type { RatingSettings } from '../../contract/trials';
 import type { StudyStatus } from '../store/studies';
+import { pairStimuli } from '../../studies/trials/pair';
+import { ratedStimuli } from '../../studies/trials/rating';
 
 /**
  * A short mono 16-bit sine tone; returns its samples so peaks can be computed from them. `tags`
@@ -103,8 +105,7 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
     // The study's own copy, as the build keeps it (the export reads this one).
     const keepScore = db.prepare('INSERT INTO study_judge_scores (study_id, utterance_id, system, judge, run, score) VALUES (?, ?, ?, ?, ?, ?)');
     const insertItem = db.prepare(`
-      INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, clip_id, system_a, system_b, caption_a, caption_b, expected)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, stimuli, expected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
 
     kinds.forEach((kind, seq) => {
       // A RAVDESS-style name: it encodes emotion and actor, exactly what listeners must not see.
@@ -136,9 +137,9 @@ export function seedStudy(db: Db, audioDir: string, options: SeedOptions = {}): 
         // Attention checks show a plainly wrong caption (the lowest score is right); practice a fitting one (the highest).
         const caption = rating.caption ? (kind === 'attention' ? captionB : captionA) : null;
         const expected = kind === 'attention' ? '1' : kind === 'practice' ? String(rating.scale.points) : null;
-        insertItem.run(id, study, seq, kind, 'rating', utterance, clipId, a, null, caption, null, expected);
+        insertItem.run(id, study, seq, kind, 'rating', utterance, JSON.stringify(ratedStimuli(clipId, a, caption)), expected);
       } else {
-        insertItem.run(id, study, seq, kind, 'pair', utterance, clipId, a, b, captionA, captionB, kind === 'pair' ? null : 'a');
+        insertItem.run(id, study, seq, kind, 'pair', utterance, JSON.stringify(pairStimuli(clipId, a, b, captionA, captionB)), kind === 'pair' ? null : 'a');
       }
       seeded.clipIds.push(clipId);
       seeded.audioFiles.push(file);

@@ -19,7 +19,7 @@ export interface KindPlan {
 
 interface KindBuild<K extends TrialKind> {
   plan(def: StudyDefinitionOf<K>, study: PlanContext): KindPlan;
-  /** Whether each assignment draws which side a listener meets first (assignments.first). */
+  /** Whether each assignment draws the order a listener meets the item's slots in (assignments.slot_order). */
   drawsOrder: boolean;
 }
 
@@ -28,12 +28,25 @@ const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   rating: { plan: planRatingItems, drawsOrder: false },
 };
 
+/**
+ * The order a listener meets an item's slots in, drawn from the listener's own random stream: a
+ * uniform permutation (two slots: one draw, the first slot first below ½), or null for a kind that
+ * draws none. Nothing is drawn for such a kind, so the stream (and every later draw) is the same
+ * whatever kinds came before.
+ */
+export function drawOrder(kind: TrialKind, slots: readonly string[], random: { next(): number }): string[] | null {
+  if (!KINDS[kind].drawsOrder) return null;
+  if (slots.length === 2) return random.next() < 0.5 ? [...slots] : [slots[1], slots[0]];
+  const order = [...slots];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random.next() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
 /** The study's item config as item rows, by its trial kind. */
 export function planItems(def: StudyDefinition, study: PlanContext): KindPlan {
   return (KINDS[def.trial.kind] as KindBuild<TrialKind>).plan(def as never, study);
 }
 
-/** Whether trials of this kind show their two sides in an order drawn per listener. */
-export function drawsOrder(kind: TrialKind): boolean {
-  return KINDS[kind].drawsOrder;
-}

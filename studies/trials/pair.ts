@@ -9,13 +9,20 @@ import { keyedRandom } from '../../analysis/random';
 import type { PlanContext, PlannedItem } from '../build';
 import type { StudyDefinitionOf } from '../../contract/study-definition';
 import type { KindPlan } from '.';
+import { stimulus, type Stimulus } from '../stimuli';
+
+/** A pair item's stimuli: the clip with system a's caption in slot a and with system b's in slot b. */
+export const pairStimuli = (clipId: string, systemA: string, systemB: string, captionA: string, captionB: string): Stimulus[] => [
+  stimulus('a', 'caption', clipId, systemA, captionA),
+  stimulus('b', 'caption', clipId, systemB, captionB),
+];
 
 export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext): KindPlan {
   const { manifest } = study;
   const items: PlannedItem[] = [];
   let sampler: SamplerSummary | null = null;
   const pair = (utteranceId: string, clipId: string, systemA: string, systemB: string, captionA: string, captionB: string): PlannedItem => ({
-    kind: 'pair', trialKind: 'pair', utteranceId, clipId, systemA, systemB, captionA, captionB, expected: null,
+    kind: 'pair', trialKind: 'pair', utteranceId, stimuli: pairStimuli(clipId, systemA, systemB, captionA, captionB), expected: null,
   });
 
   if (def.items.mode === 'explicit') {
@@ -78,8 +85,8 @@ export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext
     const expected = sides.next() < 0.5 ? 'a' : 'b';
     const [right, other] = [`${kind}:true`, `${kind}:false`];
     return expected === 'a'
-      ? { kind, trialKind: 'pair', utteranceId, clipId, systemA: right, systemB: other, captionA: correct, captionB: wrong, expected }
-      : { kind, trialKind: 'pair', utteranceId, clipId, systemA: other, systemB: right, captionA: wrong, captionB: correct, expected };
+      ? { kind, trialKind: 'pair', utteranceId, stimuli: pairStimuli(clipId, right, other, correct, wrong), expected }
+      : { kind, trialKind: 'pair', utteranceId, stimuli: pairStimuli(clipId, other, right, wrong, correct), expected };
   };
   if (attention?.mode === 'explicit') {
     attention.list.forEach((entry, i) => {

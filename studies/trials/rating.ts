@@ -10,9 +10,13 @@ import { sampleRatedCaptions, type SamplerSummary } from '../sampler';
 import type { PlanContext, PlannedItem } from '../build';
 import type { StudyDefinitionOf } from '../../contract/study-definition';
 import type { KindPlan } from '.';
+import { stimulus, type Stimulus } from '../stimuli';
 
 /** A generated check shows an inverted description of the clip: it must get the lowest score. */
 const WRONG_DESCRIPTION_SCORE = 1;
+
+/** A rating item's one stimulus: the clip as the rated system's, with its caption if the study shows one. */
+export const ratedStimuli = (clipId: string, system: string, caption: string | null): Stimulus[] => [stimulus('a', 'rated', clipId, system, caption)];
 
 export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanContext): KindPlan {
   const { manifest } = study;
@@ -20,7 +24,7 @@ export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanCon
   const items: PlannedItem[] = [];
   let sampler: SamplerSummary | null = null;
   const rating = (utteranceId: string, clipId: string, system: string, caption: string): PlannedItem => ({
-    kind: 'rating', trialKind: 'rating', utteranceId, clipId, systemA: system, systemB: null, captionA: shown(caption), captionB: null, expected: null,
+    kind: 'rating', trialKind: 'rating', utteranceId, stimuli: ratedStimuli(clipId, system, shown(caption)), expected: null,
   });
 
   if (def.items.mode === 'explicit') {
@@ -51,7 +55,7 @@ export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanCon
   }
 
   const known = (kind: 'attention' | 'practice', utteranceId: string, clipId: string, caption: string | undefined, score: number): PlannedItem => ({
-    kind, trialKind: 'rating', utteranceId, clipId, systemA: kind, systemB: null, captionA: caption ?? null, captionB: null, expected: String(score),
+    kind, trialKind: 'rating', utteranceId, stimuli: ratedStimuli(clipId, kind, caption ?? null), expected: String(score),
   });
   const practice: PlannedItem[] = [];
   def.practice.forEach((entry, i) => {

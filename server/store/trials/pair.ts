@@ -1,7 +1,8 @@
 /**
- * The caption pair on the server: the two captions in the listener's order (the assignment's
- * `first`), the screen choice (1 = shown first) stored as the caption chosen (a|b), and its
- * answers in votes.csv. Attention checks are served as plain pairs.
+ * The caption pair on the server: one clip (both stimuli play it) and the two captions in the
+ * listener's order (the assignment's slot order), the screen choice (1 = shown first) stored as
+ * {first, chosen} in the item's own terms (a|b), and its answers in votes.csv. Attention checks
+ * are served as plain pairs.
  */
 import { invalidRequest } from '../../errors';
 import { trialClip } from './clip';
@@ -11,29 +12,39 @@ import type { ServerTrialKind } from '.';
 export const chosenCaption = (first: 'a' | 'b', choice: 1 | 2): 'a' | 'b' =>
   choice === 1 ? first : first === 'a' ? 'b' : 'a';
 
+/** A pair's answer as stored: the caption shown first and the caption chosen, both in the item's own terms. */
+type PairAnswerDocument = {
+  first: 'a' | 'b';
+  chosen: 'a' | 'b';
+};
+
 export const pair: ServerTrialKind = {
-  trial(item, position, first) {
-    const [a, b] = [item.caption_a!, item.caption_b!];
+  trial(item, position, order) {
+    const [a, b] = item.stimuli;
+    const [first, second] = order![0] === a.slot ? [a, b] : [b, a];
     return {
       position,
       kind: item.kind === 'practice' ? 'practice' : 'pair',
-      clip: trialClip(item),
-      captions: first === 'a' ? [a, b] : [b, a],
+      clip: trialClip(a),
+      captions: [first.text!, second.text!],
     };
   },
-  systems: (item) => [item.system_a, item.system_b!],
-  answer(vote, first) {
+  answer(vote, order): PairAnswerDocument {
     if (vote.choice === undefined) throw invalidRequest('choice', 'this trial is a caption pair: send choice (1 or 2), not score');
-    return { first, chosen: chosenCaption(first!, vote.choice), score: null };
+    const first = order![0] as 'a' | 'b';
+    return { first, chosen: chosenCaption(first, vote.choice) };
   },
-  sameAnswer: (stored, vote) => vote.choice !== undefined && stored.chosen === chosenCaption(stored.first!, vote.choice),
+  sameAnswer: (stored, vote) => vote.choice !== undefined && stored.chosen === chosenCaption((stored as PairAnswerDocument).first, vote.choice),
   correct: (stored, expected) => stored.chosen === expected,
   feedback: (stored, expected) => ({ correct: stored.chosen === expected }),
-  bundleItem: ({ item_id, utterance_id, system_a, system_b, attention, expected }) => ({
-    item_id, utterance_id, system_a, system_b: system_b!, attention: attention === 1, expected: expected as 'a' | 'b' | null,
+  bundleItem: ({ item_id, utterance_id, stimuli: [a, b], attention, expected }) => ({
+    item_id, utterance_id, system_a: a.system!, system_b: b.system!, attention: attention === 1, expected: expected as 'a' | 'b' | null,
   }),
   answers: {
     file: 'votes.csv',
-    row: ({ item_id, listener_id, first, chosen }, extra) => ({ item_id, listener_id, first: first!, chosen: chosen!, extra }),
+    row: ({ item_id, listener_id, answer }, _item, extra) => {
+      const { first, chosen } = answer as PairAnswerDocument;
+      return { item_id, listener_id, first, chosen, extra };
+    },
   },
 };

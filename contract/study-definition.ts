@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { LANGUAGES, SCREENINGS } from './constants';
 import { Questions } from './questionnaire';
 import { TrialSettings, type RatingSettings } from './trials';
-import { RATING_POINTS } from './trials/rating';
+import { RATING_POINTS } from '../trials/rating/contract';
 
 export type ListeningRequirement = z.infer<typeof ListeningRequirement>;
 

@@ -20,7 +20,7 @@ import { buildApp } from './app';
 import type { VoteBody } from '../contract/listener';
 import { databaseFile, openDatabase } from '../db/open';
 import { hashSessionToken } from './store/sessions';
-import { chosenCaption } from './store/trials/pair';
+import { chosenCaption } from '../trials/pair/server';
 import { seedStudy } from './testing/seed';
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 22);

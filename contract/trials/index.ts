@@ -4,8 +4,8 @@
  * (the answer). A new kind is one file here plus one entry in each list below.
  */
 import { z } from 'zod';
-import { PairAnswer, PairSettings, PairTrial } from './pair';
-import { RatingAnswer, RatingSettings, RatingTrial } from './rating';
+import { PairAnswer, PairSettings, PairTrial } from '../../trials/pair/contract';
+import { RatingAnswer, RatingSettings, RatingTrial } from '../../trials/rating/contract';
 
 /** study.yaml `trial:`; absent means a caption pair study. */
 export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings]);

@@ -11,8 +11,8 @@ import type { Db } from '../../db/open';
 import { StudyDefinition, type StudyDefinitionInput } from '../../contract/study-definition';
 import type { RatingSettings } from '../../contract/trials';
 import type { StudyStatus } from '../store/studies';
-import { pairStimuli } from '../../studies/trials/pair';
-import { ratedStimuli } from '../../studies/trials/rating';
+import { pairStimuli } from '../../trials/pair/plan';
+import { ratedStimuli } from '../../trials/rating/plan';
 
 /**
  * A short mono 16-bit sine tone; returns its samples so peaks can be computed from them. `tags`

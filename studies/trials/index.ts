@@ -8,8 +8,8 @@ import type { PlanContext, PlannedItem } from '../build';
 import type { SamplerSummary } from '../sampler';
 import type { StudyDefinition, StudyDefinitionOf } from '../../contract/study-definition';
 import type { TrialKind } from '../../contract/trials';
-import { planPairItems } from './pair';
-import { planRatingItems } from './rating';
+import { planPairItems } from '../../trials/pair/plan';
+import { planRatingItems } from '../../trials/rating/plan';
 
 /** What a kind planned: its items, attention checks and practice trials, and the sampler's account. */
 export interface KindPlan {

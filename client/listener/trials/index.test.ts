@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Trial } from '../../../contract/listener';
 import { trialKind } from '.';
-import { PairTrial } from './PairTrial';
-import { RatingTrial } from './RatingTrial';
+import { PairTrial } from '../../../trials/pair/PairTrial';
+import { RatingTrial } from '../../../trials/rating/RatingTrial';
 
 const clip = { id: 'c1', audioUrl: '/media/c1', peaksUrl: '/media/c1.peaks', duration: 2 };
 const listened = { playCount: 1, secondsListened: 2, heardToEnd: true, hiddenMs: 0, responseMs: 2500 };

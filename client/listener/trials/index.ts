@@ -1,8 +1,8 @@
 import type { Trial } from '../../../contract/listener';
 import type { Answer } from '../../../contract/trials';
 import type { ListeningRecord } from '../../lib/listening';
-import { PairTrial, type PairResponse } from './PairTrial';
-import { RatingTrial, type RatingResponse } from './RatingTrial';
+import { PairTrial, type PairResponse } from '../../../trials/pair/PairTrial';
+import { RatingTrial, type RatingResponse } from '../../../trials/rating/RatingTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { TrialComponent, TrialFeedback } from './types';
 

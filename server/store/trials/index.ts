@@ -12,8 +12,8 @@ import type { VoteAck, VoteBody } from '../../../contract/listener';
 import type { Trial, TrialKind, TrialSettings } from '../../../contract/trials';
 import type { Stimulus } from '../../../studies/stimuli';
 import type { ExportItem, ExportVote } from '../export';
-import { pair } from './pair';
-import { rating } from './rating';
+import { pair } from '../../../trials/pair/server';
+import { rating } from '../../../trials/rating/server';
 
 /** A stimulus as a listener's trial plays it: the study's served copy of its clip (null: no clip). */
 export interface ServedStimulus extends Stimulus {

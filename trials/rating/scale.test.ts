@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RatingScale, RatingSettings } from '../../../contract/trials/rating';
-import { catalogues, en } from '../messages';
+import { RatingScale, RatingSettings } from './contract';
+import { catalogues, en } from '../../client/listener/messages';
 import { pointText, scalePoints } from './scale';
 
 describe('rating scale points', () => {

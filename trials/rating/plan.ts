@@ -6,11 +6,11 @@
  * only: system_a = the rated system ('attention'/'practice' for those), caption_a = the caption
  * shown (null when the study rates the audio alone and the entry gives none), expected = the score.
  */
-import { sampleRatedCaptions, type SamplerSummary } from '../sampler';
-import type { PlanContext, PlannedItem } from '../build';
+import { sampleRatedCaptions, type SamplerSummary } from '../../studies/sampler';
+import type { PlanContext, PlannedItem } from '../../studies/build';
 import type { StudyDefinitionOf } from '../../contract/study-definition';
-import type { KindPlan } from '.';
-import { stimulus, type Stimulus } from '../stimuli';
+import type { KindPlan } from '../../studies/trials';
+import { stimulus, type Stimulus } from '../../studies/stimuli';
 
 /** A generated check shows an inverted description of the clip: it must get the lowest score. */
 const WRONG_DESCRIPTION_SCORE = 1;

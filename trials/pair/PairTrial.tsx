@@ -1,9 +1,9 @@
-import type { PairAnswer, PairTrial as PairSpec } from '../../../contract/trials/pair';
-import type { ListeningRecord } from '../../lib/listening';
-import { useMessages } from '../messages';
-import { AnswerGroup, ClipTrialScreen } from './ClipTrialScreen';
-import type { TrialProps } from './types';
-import { useClipTrial, type AnswerModel } from './useClipTrial';
+import type { PairAnswer, PairTrial as PairSpec } from './contract';
+import type { ListeningRecord } from '../../client/lib/listening';
+import { useMessages } from '../../client/listener/messages';
+import { AnswerGroup, ClipTrialScreen } from '../../client/listener/trials/ClipTrialScreen';
+import type { TrialProps } from '../../client/listener/trials/types';
+import { useClipTrial, type AnswerModel } from '../../client/listener/trials/useClipTrial';
 
 export type PairResponse = ListeningRecord & PairAnswer;
 

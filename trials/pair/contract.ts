@@ -5,7 +5,7 @@
  * to tell them apart); practice trials as `practice`, answered with feedback.
  */
 import { z } from 'zod';
-import { TrialClip } from './clip';
+import { TrialClip } from '../../contract/trials/clip';
 
 /** study.yaml `trial:` for a caption pair study (also the default when `trial:` is absent). */
 export const PairSettings = z.object({ kind: z.literal('pair') }).strict();

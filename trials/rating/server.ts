@@ -4,10 +4,10 @@
  * (analysis-spec §4), stored as {score}. An attention or practice item's expected answer is the required score
  * as text ('1'..'7'). Attention checks are served as ordinary ratings.
  */
-import { RATING_POINTS } from '../../../contract/trials/rating';
-import { invalidRequest } from '../../errors';
-import { trialClip } from './clip';
-import type { ServerTrialKind } from '.';
+import { RATING_POINTS } from './contract';
+import { invalidRequest } from '../../server/errors';
+import { trialClip } from '../../server/store/trials/clip';
+import type { ServerTrialKind } from '../../server/store/trials';
 
 export const rating: ServerTrialKind = {
   trial: (item, position) => ({

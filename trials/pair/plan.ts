@@ -4,12 +4,12 @@
  * stratified over the judge's |Δ|), then attention checks and practice trials, each a right and a
  * wrong description of one clip.
  */
-import { captionKey, judgeScores, sampleItems, type SamplerSummary } from '../sampler';
+import { captionKey, judgeScores, sampleItems, type SamplerSummary } from '../../studies/sampler';
 import { keyedRandom } from '../../analysis/random';
-import type { PlanContext, PlannedItem } from '../build';
+import type { PlanContext, PlannedItem } from '../../studies/build';
 import type { StudyDefinitionOf } from '../../contract/study-definition';
-import type { KindPlan } from '.';
-import { stimulus, type Stimulus } from '../stimuli';
+import type { KindPlan } from '../../studies/trials';
+import { stimulus, type Stimulus } from '../../studies/stimuli';
 
 /** A pair item's stimuli: the clip with system a's caption in slot a and with system b's in slot b. */
 export const pairStimuli = (clipId: string, systemA: string, systemB: string, captionA: string, captionB: string): Stimulus[] => [

@@ -5,7 +5,7 @@
  * and are answered with feedback.
  */
 import { z } from 'zod';
-import { TrialClip } from './clip';
+import { TrialClip } from '../../contract/trials/clip';
 
 /** ACR's five points (P.800 Annex B); other scales are 5 or 7 points with optional end anchors. */
 export const RATING_POINTS = [5, 7] as const;

@@ -8,12 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setStudyStatus } from '../build';
-import { assignTrials } from '../design';
-import { loadStudyDir } from '../load';
-import { insertListener, tempDb, type TempDb } from '../test-support';
+import { setStudyStatus } from '../../studies/build';
+import { assignTrials } from '../../studies/design';
+import { loadStudyDir } from '../../studies/load';
+import { insertListener, tempDb, type TempDb } from '../../studies/test-support';
 
-const DEMO = fileURLToPath(new URL('../demo/', import.meta.url));
+const DEMO = fileURLToPath(new URL('../../studies/demo/', import.meta.url));
 const EXPECTED = JSON.parse(readFileSync(new URL('./pair-demo.expected.json', import.meta.url), 'utf8'));
 
 let t: TempDb;

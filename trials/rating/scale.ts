@@ -1,4 +1,4 @@
-import type { RatingScale } from '../../../contract/trials/rating';
+import type { RatingScale } from './contract';
 
 /** One point of a rating scale as the listener sees it. */
 export interface ScalePoint {

@@ -1,11 +1,11 @@
 import { useMemo } from 'react';
-import type { RatingAnswer, RatingTrial as RatingSpec } from '../../../contract/trials/rating';
-import type { ListeningRecord } from '../../lib/listening';
-import { useMessages } from '../messages';
-import { AnswerGroup, ClipTrialScreen } from './ClipTrialScreen';
+import type { RatingAnswer, RatingTrial as RatingSpec } from './contract';
+import type { ListeningRecord } from '../../client/lib/listening';
+import { useMessages } from '../../client/listener/messages';
+import { AnswerGroup, ClipTrialScreen } from '../../client/listener/trials/ClipTrialScreen';
 import { pointText, scalePoints } from './scale';
-import type { TrialFeedback, TrialProps } from './types';
-import { useClipTrial, type AnswerModel } from './useClipTrial';
+import type { TrialFeedback, TrialProps } from '../../client/listener/trials/types';
+import { useClipTrial, type AnswerModel } from '../../client/listener/trials/useClipTrial';
 
 export type RatingResponse = ListeningRecord & RatingAnswer;
 

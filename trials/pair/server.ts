@@ -4,9 +4,9 @@
  * {first, chosen} in the item's own terms (a|b), and its answers in votes.csv. Attention checks
  * are served as plain pairs.
  */
-import { invalidRequest } from '../../errors';
-import { trialClip } from './clip';
-import type { ServerTrialKind } from '.';
+import { invalidRequest } from '../../server/errors';
+import { trialClip } from '../../server/store/trials/clip';
+import type { ServerTrialKind } from '../../server/store/trials';
 
 /** The screen choice (1 = caption shown first) in the item's own terms. */
 export const chosenCaption = (first: 'a' | 'b', choice: 1 | 2): 'a' | 'b' =>

@@ -3,11 +3,13 @@ import { join, resolve } from 'node:path';
 import type { Db } from '../db/open';
 import { importJudgeFile } from './judge';
 import { importMetasetFile } from './metaset';
+import { importRenditions } from './renditions';
 import { ImportReport } from './report';
 
 /**
  * Imports the bundled demo study content (studies/demo): captions/<system>.json in MetaSet format
- * with audio/ as audio root, then judges/<system>__<judge>__<run>.json and any judges/*.csv.
+ * with audio/ as audio root, the made-up TTS systems' renditions/<system>/demo-NN.flac, then
+ * judges/<system>__<judge>__<run>.json and any judges/*.csv (renditions-mos.csv scores the renditions).
  */
 export async function importDemo(db: Db, demoDir: string, options: { onFailure?: (line: string) => void } = {}): Promise<ImportReport> {
   const report = new ImportReport(options.onFailure);
@@ -18,6 +20,7 @@ export async function importDemo(db: Db, demoDir: string, options: { onFailure?:
     const system = file.slice(file.lastIndexOf('/') + 1, -'.json'.length);
     await importMetasetFile(db, file, { system, audioRoot: join(dir, 'audio'), report });
   }
+  await importRenditions(db, [join(dir, 'renditions')], { report });
   for (const file of [...jsonIn('judges', '.json'), ...jsonIn('judges', '.csv')]) importJudgeFile(db, file, { report });
   return report;
 }

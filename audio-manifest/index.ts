@@ -11,6 +11,10 @@ export { importMetasetFile, metasetUtteranceId, CAPTION_TASKS } from './metaset'
 export { importJudgeFile, judgeIdentityFromName } from './judge';
 export { importVoxreasonFile, describePlan, counterfactualSystem, PLAN_TASK, GOLD_SYSTEM } from './voxreason';
 export { importDemo } from './demo';
+export { importRenditions, planRenditions, UtteranceIndex, manifestUtteranceIndex, RENDITION_CORPUS } from './renditions';
+export type { RenditionFile } from './renditions';
+export { renditionStore } from './rendition-store';
+export type { Rendition } from './rendition-store';
 export { verifyClips } from './verify';
 export { ImportReport } from './report';
 export type { Failure } from './report';

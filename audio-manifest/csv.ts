@@ -7,19 +7,18 @@ export interface CsvRecord {
 }
 
 /**
- * The data lines of a CSV text whose header must name `columns` (in any order, others allowed),
- * cells trimmed, blank lines skipped. A missing column or a line with the wrong number of cells
- * goes to the report with its line; undefined when the header is wrong.
+ * Calls `each` with the data lines of a CSV text whose header must name `columns` (in any order,
+ * others allowed), in order, cells trimmed, blank lines skipped. A missing column or a line with the
+ * wrong number of cells goes to the report with its line; false when the header is wrong.
  */
-export function csvRecords(file: string, text: string, columns: readonly string[], report: ImportReport): CsvRecord[] | undefined {
+export function eachCsvRecord(file: string, text: string, columns: readonly string[], report: ImportReport, each: (record: CsvRecord) => void): boolean {
   const lines = text.split(/\r?\n/);
   const header = splitCsvLine(lines[0] ?? '').map((h) => h.trim());
   const missing = columns.filter((c) => !header.includes(c));
   if (missing.length > 0) {
     report.fail(`${file}:1`, `header lacks column(s) ${missing.join(', ')} (expected ${columns.join(',')})`);
-    return undefined;
+    return false;
   }
-  const records: CsvRecord[] = [];
   lines.slice(1).forEach((line, i) => {
     if (line.trim() === '') return;
     const where = `${file}:${i + 2}`;
@@ -28,9 +27,9 @@ export function csvRecords(file: string, text: string, columns: readonly string[
       report.fail(where, `has ${cells.length} cells, header has ${header.length}`);
       return;
     }
-    records.push({ where, cells: Object.fromEntries(header.map((h, k) => [h, cells[k].trim()])) });
+    each({ where, cells: Object.fromEntries(header.map((h, k) => [h, cells[k].trim()])) });
   });
-  return records;
+  return true;
 }
 
 /** One CSV record (RFC 4180 quoting: "a, b" and doubled "" inside quotes). */

@@ -10,7 +10,7 @@ export { importVctk, parseSpeakerInfo } from './vctk';
 export { importMetasetFile, metasetUtteranceId, CAPTION_TASKS } from './metaset';
 export { importJudgeFile, judgeIdentityFromName } from './judge';
 export { importVoxreasonFile, describePlan, counterfactualSystem, PLAN_TASK, GOLD_SYSTEM } from './voxreason';
-export { importDemo } from './demo';
+export { importDemo, importDemoRenditions } from './demo';
 export { importRenditions, planRenditions, UtteranceIndex, manifestUtteranceIndex, RENDITION_CORPUS } from './renditions';
 export type { RenditionFile } from './renditions';
 export { renditionStore } from './rendition-store';

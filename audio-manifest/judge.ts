@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Db } from '../db/open';
-import { csvRecords } from './csv';
+import { eachCsvRecord } from './csv';
 import { describeIssue } from './metaset';
 import { ImportReport } from './report';
 import { renditionStore } from './rendition-store';
@@ -162,17 +162,12 @@ export function metasetIdentity(wavPath: string, known: ReadonlySet<string>): st
 }
 
 function csvRows(file: string, text: string, report: ImportReport): ScoreRow[] | undefined {
-  const records = csvRecords(file, text, CSV_COLUMNS, report);
-  if (!records) return undefined;
   const rows: ScoreRow[] = [];
-  for (const { where, cells } of records) {
+  const read = eachCsvRecord(file, text, CSV_COLUMNS, report, ({ where, cells }) => {
     const row = CsvRow.safeParse(cells);
-    if (!row.success) {
-      report.fail(where, describeIssue(row.error));
-      continue;
-    }
+    if (!row.success) return report.fail(where, describeIssue(row.error));
     const { utterance_id, system, judge, run, score } = row.data;
     rows.push({ where, utteranceId: utterance_id, system, judge, run, score: score === 0 ? null : score });
-  }
-  return rows;
+  });
+  return read ? rows : undefined;
 }

@@ -11,7 +11,7 @@ import { basename, dirname, isAbsolute, join, posix, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Db } from '../db/open';
 import { importClips, type ClipCandidate } from './clips';
-import { csvRecords } from './csv';
+import { eachCsvRecord } from './csv';
 import { describeIssue } from './metaset';
 import { renditionStore } from './rendition-store';
 import { ImportReport } from './report';
@@ -179,45 +179,38 @@ function folderRenditions(root: string, index: UtteranceIndex, report: ImportRep
 }
 
 function listRenditions(file: string, text: string, index: UtteranceIndex, report: ImportReport): RenditionFile[] {
-  const rows = file.toLowerCase().endsWith('.csv') ? csvRecords(file, text, LIST_COLUMNS, report) : jsonRecords(file, text, report);
-  if (!rows) return [];
-  if (rows.length === 0) report.fail(file, `lists no renditions (expected rows ${LIST_COLUMNS.join(',')})`);
   const root = dirname(file);
   const found: RenditionFile[] = [];
-  for (const { where, cells } of rows) {
-    const row = ListRow.safeParse(cells);
-    if (!row.success) {
-      report.fail(where, `${describeIssue(row.error)} (a row names utterance_id, system and path)`);
-      continue;
-    }
-    const { utterance_id, system: rowSystem, path } = row.data;
+  let rows = 0;
+  const row = ({ where, cells }: { where: string; cells: Record<string, unknown> }): void => {
+    rows++;
+    const parsed = ListRow.safeParse(cells);
+    if (!parsed.success) return report.fail(where, `${describeIssue(parsed.error)} (a row names utterance_id, system and path)`);
+    const { utterance_id, system, path } = parsed.data;
     const match = index.resolve([utterance_id]);
     if (match === null) {
-      report.fail(where, `utterance_id: no utterance ${JSON.stringify(utterance_id)} in the manifest; give an imported utterance's id (e.g. ${index.example()}) or its corpus file stem (VCTK p225_001, RAVDESS 03-01-05-01-02-01-12)`);
-      continue;
+      return report.fail(where, `utterance_id: no utterance ${JSON.stringify(utterance_id)} in the manifest; give an imported utterance's id (e.g. ${index.example()}) or its corpus file stem (VCTK p225_001, RAVDESS 03-01-05-01-02-01-12)`);
     }
-    if ('ambiguous' in match) {
-      report.fail(where, `utterance_id: ${JSON.stringify(utterance_id)} names several utterances (${listed(match.ambiguous, 5)}); give the full id`);
-      continue;
-    }
+    if ('ambiguous' in match) return report.fail(where, `utterance_id: ${JSON.stringify(utterance_id)} names several utterances (${listed(match.ambiguous, 5)}); give the full id`);
     const audio = isAbsolute(path) ? path : resolve(root, path);
-    if (!AUDIO.test(audio)) {
-      report.fail(where, `path: ${JSON.stringify(path)} is not a .wav or .flac file (${ACCEPTED_AUDIO})`);
-      continue;
-    }
+    if (!AUDIO.test(audio)) return report.fail(where, `path: ${JSON.stringify(path)} is not a .wav or .flac file (${ACCEPTED_AUDIO})`);
     let stat;
     try {
       stat = statSync(audio);
     } catch {
-      report.fail(where, `path: ${JSON.stringify(path)} not found (looked at ${audio}; a relative path starts at the list's folder)`);
-      continue;
+      return report.fail(where, `path: ${JSON.stringify(path)} not found (looked at ${audio}; a relative path starts at the list's folder)`);
     }
-    if (!stat.isFile()) {
-      report.fail(where, `path: ${JSON.stringify(path)} is not a regular file`);
-      continue;
-    }
-    found.push({ where, file: audio, root: posixRelative(root, audio).startsWith('..') ? dirname(audio) : root, system: rowSystem, utteranceId: match.id });
+    if (!stat.isFile()) return report.fail(where, `path: ${JSON.stringify(path)} is not a regular file`);
+    found.push({ where, file: audio, root: posixRelative(root, audio).startsWith('..') ? dirname(audio) : root, system, utteranceId: match.id });
+  };
+  let read: boolean;
+  if (file.toLowerCase().endsWith('.csv')) read = eachCsvRecord(file, text, LIST_COLUMNS, report, row);
+  else {
+    const records = jsonRecords(file, text, report);
+    records?.forEach(row);
+    read = records !== undefined;
   }
+  if (read && rows === 0) report.fail(file, `lists no renditions (expected rows ${LIST_COLUMNS.join(',')})`);
   return found;
 }
 

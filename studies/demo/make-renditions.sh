@@ -5,7 +5,7 @@
 # the same bytes (sox -R: no random dither seed). Output: renditions/<system>/demo-NN.flac, mono 16 kHz
 # 16-bit FLAC (lossless; a third of the size of the same WAV), named by the demo utterance's file stem so
 # `npm run manifest -- renditions renditions` matches each to metaset:demo/demo-NN.wav; and
-# judges/renditions-mos.csv, a made-up MOS predictor's scores of every rendition.
+# renditions/mos-pred.csv, a made-up MOS predictor's scores of every rendition (a judge CSV).
 set -euo pipefail
 cd "$(dirname "$0")"
 tmp=$(mktemp -d)
@@ -32,7 +32,7 @@ while IFS='|' read -r system voice pitch rate; do
       silence 1 0.02 0.3% reverse silence 1 0.02 0.3% reverse gain -n -6 pad 0.1 0.1
   done <<< "$sentences"
 done <<< "$systems"
-du -ch renditions/*/*.flac | tail -1
+du -cb renditions/*/*.flac | tail -1
 
 # A made-up automatic quality judge ("mos-pred", two runs) scoring each rendition 1-5: the slow voice
 # best, the fast one a little worse, the German voice reading English worst, plus small deterministic
@@ -49,5 +49,5 @@ for (const system of Object.keys(base)) for (const run of ['run1', 'run2']) {
     rows.push(`${utterance},${system},mos-pred,${run},${score.toFixed(2)}`);
   }
 }
-writeFileSync('judges/renditions-mos.csv', rows.join('\n') + '\n');
+writeFileSync('renditions/mos-pred.csv', rows.join('\n') + '\n');
 JS

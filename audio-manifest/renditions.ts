@@ -108,6 +108,7 @@ export function planRenditions(inputs: readonly string[], index: UtteranceIndex,
   for (const input of inputs) {
     const path = resolve(input);
     if (/\.(csv|json)$/i.test(path)) {
+      if (options.system) report.fail(path, `--system is for a folder of one system's files; a list names the system in each row`);
       const text = options.texts?.get(path) ?? report.readInputFile(path);
       if (text !== undefined) files.push(...listRenditions(path, text, index, report));
     } else files.push(...folderRenditions(path, index, report, unmatched, options.system));

@@ -7,6 +7,8 @@ import { importDemo } from './demo';
 import { importJudgeFile } from './judge';
 import { describeIssue, importMetasetFile } from './metaset';
 import { importRavdess } from './ravdess';
+import { renditionStore } from './rendition-store';
+import { importRenditions } from './renditions';
 import { ImportReport } from './report';
 import { verifyClips } from './verify';
 import { importVctk } from './vctk';
@@ -19,7 +21,12 @@ const USAGE = `Usage: npm run manifest -- <command> [options]   (database: $EARM
   import judge <results.json|scores.csv>... [--system <s> --judge <j> --run <r>]
   import voxreason <cases.jsonl>...
   import demo [<dir>]            (default studies/demo)
+  renditions <dir|list.csv|list.json>... [--system <name>] [--progress]
+                                 system audio: <dir>/<system>/<utterance-or-file-stem>.wav|.flac
+                                 (--system: <dir> is that one system's folder), or a list with columns
+                                 utterance_id,system,path; all or nothing (docs/renditions.md)
   list [--json] [--corpus <name>]
+  renditions-summary             renditions per system
   show <clip id or path>
   verify`;
 
@@ -31,6 +38,8 @@ const Args = z.discriminatedUnion('command', [
   z.object({ command: z.literal('import judge'), inputs: z.array(Name).min(1, 'give at least one judge file'), system: Name.optional(), judge: Name.optional(), run: Name.optional() }),
   z.object({ command: z.literal('import voxreason'), inputs: z.array(Name).min(1, 'give at least one .jsonl file') }),
   z.object({ command: z.literal('import demo'), inputs: z.array(Name).max(1) }),
+  z.object({ command: z.literal('import renditions'), inputs: z.array(Name).min(1, 'give at least one folder or list file'), system: Name.optional() }),
+  z.object({ command: z.literal('renditions-summary'), inputs: z.array(Name).max(0, 'renditions-summary takes no arguments') }),
   z.object({ command: z.literal('list'), inputs: z.array(Name).max(0, 'list takes no arguments'), json: z.boolean().default(false), corpus: Name.optional() }),
   z.object({ command: z.literal('show'), inputs: z.tuple([Name], 'give one clip id or path') }),
   z.object({ command: z.literal('verify'), inputs: z.array(Name).max(0, 'verify takes no arguments') }),
@@ -46,7 +55,8 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const [command, ...rest] = positionals;
+  // `renditions <input>...` is `import renditions <input>...`.
+  const [command, ...rest] = positionals[0] === 'renditions' ? ['import', ...positionals] : positionals;
   const isImport = command === 'import';
   const { data, progress, ...flags } = values;
   const parsed = Args.safeParse({
@@ -83,6 +93,13 @@ async function main(argv: string[]): Promise<number> {
       console.log(`verify: ${result.checked} clips checked, ${result.problems.length} problems`);
       return result.problems.length > 0 ? 1 : 0;
     }
+    if (args.command === 'renditions-summary') {
+      const rows = renditionStore(db).perSystem();
+      for (const row of rows) console.log(`${row.system}\t${row.renditions}`);
+      const { renditions, systems } = renditionStore(db).count();
+      console.log(`renditions: ${renditions} of ${systems} system${systems === 1 ? '' : 's'}`);
+      return 0;
+    }
     const started = performance.now();
     let report: ImportReport;
     const corpus = args.command.slice('import '.length);
@@ -105,6 +122,9 @@ async function main(argv: string[]): Promise<number> {
         report = new ImportReport(onFailure);
         for (const file of args.inputs) importVoxreasonFile(db, file, { report });
         warnSkippedPlans(args.inputs.join(', '), report.counts['plans skipped'] ?? 0, report);
+        break;
+      case 'import renditions':
+        report = await importRenditions(db, args.inputs, { system: args.system, progress, onFailure });
         break;
       case 'import demo':
         report = await importDemo(db, args.inputs[0] ?? 'studies/demo', { onFailure });

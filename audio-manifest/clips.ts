@@ -4,6 +4,7 @@ import type { AudioFacts, Peaks } from './decode';
 import { clipId, installationSecret } from './ids';
 import { DecodePool } from './pool';
 import { Progress } from './progress';
+import { renditionStore } from './rendition-store';
 import type { ImportReport } from './report';
 import { manifestStore } from './store';
 
@@ -21,6 +22,8 @@ export interface ClipCandidate {
   labels: Labels;
   /** The utterance this clip plays; transcript/labels omitted = only link an existing utterance. */
   utterance?: { id: string; corpus: string; transcript?: string | null; labels?: Labels };
+  /** What the clip's opaque id is keyed on, with the corpus (default: path). */
+  identity?: string;
 }
 
 export interface ClipImportOptions {
@@ -30,6 +33,13 @@ export interface ClipImportOptions {
   /** Rows written per transaction: a crash loses at most the batch in flight, never half a clip. */
   batchSize?: number;
   pool?: DecodePool;
+  /**
+   * All or nothing: when any file fails, nothing is written; otherwise every clip, and then `alsoWrite`
+   * with each written clip's id, in one transaction.
+   */
+  allOrNothing?: { alsoWrite: (written: ReadonlyArray<{ candidate: ClipCandidate; id: string }>) => void };
+  /** How a file that cannot be imported is reported (default: the file and the reason). */
+  refusal?: (candidate: ClipCandidate, reason: string) => { file: string; reason: string };
 }
 
 type Write =
@@ -41,11 +51,16 @@ type Write =
  * files whose mtime moved but whose sha256 is unchanged are not decoded again.
  */
 export async function importClips(db: Db, candidates: ClipCandidate[], options: ClipImportOptions): Promise<void> {
-  const { report } = options;
+  const { report, allOrNothing } = options;
   const secret = installationSecret(db);
   const store = manifestStore(db);
   const writer = clipWriter(db);
-  const batchSize = options.batchSize ?? 100;
+  const batchSize = allOrNothing ? Infinity : (options.batchSize ?? 100);
+  const failuresBefore = report.failures.length;
+  const fail = (candidate: ClipCandidate, reason: string): void => {
+    const refused = options.refusal?.(candidate, reason) ?? { file: candidate.file, reason };
+    report.fail(refused.file, refused.reason);
+  };
   const progress = new Progress(candidates.length, options.progress ?? (process.stderr.isTTY && candidates.length >= 50));
   const pool = options.pool ?? new DecodePool();
   let batch: Write[] = [];
@@ -64,17 +79,17 @@ export async function importClips(db: Db, candidates: ClipCandidate[], options: 
       try {
         stat = statSync(candidate.file);
       } catch (error) {
-        report.fail(candidate.file, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message);
+        fail(candidate, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message);
         progress.tick();
         continue;
       }
       if (!stat.isFile()) {
-        report.fail(candidate.file, 'not a regular file');
+        fail(candidate, 'not a regular file');
         progress.tick();
         continue;
       }
       const existing = store.clipByPath(candidate.file);
-      const id = existing?.id ?? clipId(secret, candidate.corpus, candidate.path);
+      const id = existing?.id ?? clipId(secret, candidate.corpus, candidate.identity ?? candidate.path);
       const base = { candidate, id, bytes: stat.size, mtimeMs: stat.mtimeMs };
       if (existing && existing.bytes === stat.size && existing.mtime_ms === stat.mtimeMs) {
         push({ kind: 'unchanged', ...base });
@@ -84,14 +99,22 @@ export async function importClips(db: Db, candidates: ClipCandidate[], options: 
       decodes.push(
         pool.decode(candidate.file, existing?.sha256).then((response) => {
           progress.tick();
-          if (!response.ok) report.fail(candidate.file, response.reason);
+          if (!response.ok) fail(candidate, response.reason);
           else if (response.sameContent) push({ kind: 'touched', ...base });
           else push({ kind: existing ? 'changed' : 'new', ...base, facts: response.facts });
         }),
       );
     }
     await Promise.all(decodes);
-    if (batch.length > 0) writer(batch, report);
+    if (allOrNothing) {
+      const written = batch;
+      if (report.failures.length === failuresBefore) {
+        db.transaction(() => {
+          writer(written, report);
+          allOrNothing.alsoWrite(written);
+        })();
+      }
+    } else if (batch.length > 0) writer(batch, report);
   } finally {
     progress.finish();
     if (!options.pool) await pool.close();
@@ -173,6 +196,7 @@ export function showClip(db: Db, key: string): Record<string, unknown> | undefin
   const utterances = store.clipUtterances(row.id);
   const captions = store.clipCaptions(row.id);
   const judgeScores = store.clipJudgeScores(row.id);
+  const renditions = renditionStore(db).ofClip(row.id).map(({ utteranceId, system }) => ({ utteranceId, system }));
   return {
     ...row,
     labels: JSON.parse(row.labels),
@@ -180,5 +204,6 @@ export function showClip(db: Db, key: string): Record<string, unknown> | undefin
     utterances,
     captions,
     judgeScores,
+    renditions,
   };
 }

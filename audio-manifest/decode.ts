@@ -141,7 +141,17 @@ function deinterleaveFloat(bytes: Uint8Array, bits: number, numChannels: number)
   });
 }
 
-async function decodeFlac(bytes: Uint8Array): Promise<Decoded> {
+// The one decoder decodes one file at a time: two decodes interleaved on it (reset, then another's
+// decodeFile) corrupt each other's state in the wasm module, so concurrent callers take turns.
+let flacTurn: Promise<unknown> = Promise.resolve();
+
+function decodeFlac(bytes: Uint8Array): Promise<Decoded> {
+  const turn = flacTurn.then(() => decodeFlacNow(bytes));
+  flacTurn = turn.catch(() => undefined);
+  return turn;
+}
+
+async function decodeFlacNow(bytes: Uint8Array): Promise<Decoded> {
   flacDecoder ??= new FLACDecoder();
   await flacDecoder.ready;
   await flacDecoder.reset();

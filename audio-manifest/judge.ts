@@ -1,8 +1,10 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Db } from '../db/open';
+import { eachCsvRecord } from './csv';
 import { describeIssue } from './metaset';
 import { ImportReport } from './report';
+import { renditionStore } from './rendition-store';
 import { manifestStore } from './store';
 
 const Name = z.string().trim().min(1).max(200);
@@ -48,20 +50,24 @@ export function judgeIdentityFromName(file: string): Partial<JudgeIdentity> {
 /**
  * Imports judge scores: the benchmark's judge-output JSON (one system × judge × run per file, rows
  * joined to utterances through the caption files' wav_path) or a CSV utterance_id,system,judge,run,score.
- * A score of 0 or an empty cell is a missing score, not a score.
+ * A score of 0 or an empty cell is a missing score, not a score. A score is of a system's caption of
+ * the utterance or of the system's rendition of it (automatic quality scores of system audio, e.g. a
+ * MOS predictor's, keyed by utterance and system): either must be imported first.
  */
 export function importJudgeFile(db: Db, file: string, options: JudgeOptions = {}): ImportReport {
   const report = options.report ?? new ImportReport(options.onFailure);
   const text = options.text ?? report.readInputFile(file);
   if (text === undefined) return report;
   const store = manifestStore(db);
+  const renditions = renditionStore(db);
   const rows = judgeScoreRows(file, text, options, utteranceResolver(db), report);
   if (!rows) return report;
   db.transaction(() => {
     for (const row of rows) {
       if (!store.hasUtterance(row.utteranceId)) {
         report.fail(row.where, `utterance ${row.utteranceId} is not imported (import its caption file first)`);
-      } else if (!store.hasCaption(row.utteranceId, row.system)) {
+      } else if (!store.hasCaption(row.utteranceId, row.system) && renditions.find(row.utteranceId, row.system) === null) {
+        // A score is of a system's caption of the utterance, or of its audio (a MOS predictor's score of a rendition).
         report.fail(row.where, `system ${row.system} has no caption for ${row.utteranceId}`);
       } else if (row.score === null) {
         report.count('missing scores');
@@ -156,52 +162,12 @@ export function metasetIdentity(wavPath: string, known: ReadonlySet<string>): st
 }
 
 function csvRows(file: string, text: string, report: ImportReport): ScoreRow[] | undefined {
-  const lines = text.split(/\r?\n/);
-  const header = splitCsvLine(lines[0] ?? '').map((h) => h.trim());
-  const missing = CSV_COLUMNS.filter((c) => !header.includes(c));
-  if (missing.length > 0) {
-    report.fail(`${file}:1`, `header lacks column(s) ${missing.join(', ')} (expected ${CSV_COLUMNS.join(',')})`);
-    return undefined;
-  }
   const rows: ScoreRow[] = [];
-  lines.slice(1).forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `${file}:${i + 2}`;
-    const cells = splitCsvLine(line);
-    if (cells.length !== header.length) {
-      report.fail(where, `has ${cells.length} cells, header has ${header.length}`);
-      return;
-    }
-    const row = CsvRow.safeParse(Object.fromEntries(header.map((h, k) => [h, cells[k].trim()])));
-    if (!row.success) {
-      report.fail(where, describeIssue(row.error));
-      return;
-    }
+  const read = eachCsvRecord(file, text, CSV_COLUMNS, report, ({ where, cells }) => {
+    const row = CsvRow.safeParse(cells);
+    if (!row.success) return report.fail(where, describeIssue(row.error));
     const { utterance_id, system, judge, run, score } = row.data;
     rows.push({ where, utteranceId: utterance_id, system, judge, run, score: score === 0 ? null : score });
   });
-  return rows;
-}
-
-/** One CSV record (RFC 4180 quoting: "a, b" and doubled "" inside quotes). */
-function splitCsvLine(line: string): string[] {
-  const cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      cells.push(cell);
-      cell = '';
-    } else cell += ch;
-  }
-  cells.push(cell);
-  return cells;
+  return read ? rows : undefined;
 }

@@ -83,4 +83,7 @@ it('npm start runs the compiled server: the demo study loads (decode workers), /
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
   }
+  // The start also brought the demo's made-up TTS systems' audio into the manifest, for A/B studies (docs/renditions.md).
+  const renditions = earmark('manifest', 'renditions-summary', '--data', data);
+  expect(renditions.stdout.trim().split('\n')).toEqual(['espeak-de-accent\t16', 'espeak-en-fast\t16', 'espeak-en-slow\t16', 'renditions: 48 of 3 systems']);
 });

@@ -51,6 +51,17 @@ export const StudySource = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ravdess'), dir: RelativePath }).strict(),
   z.object({ kind: z.literal('vctk'), dir: RelativePath, mic: z.enum(['mic1', 'mic2']).optional() }).strict(),
   z.object({ kind: z.literal('voxreason'), file: RelativePath.describe('VoxReason cases JSONL') }).strict(),
+  z
+    .object({
+      kind: z.literal('renditions'),
+      dir: RelativePath.describe('a folder of system folders, <system>/<utterance-or-file-stem>.wav|.flac').optional(),
+      file: RelativePath.describe('a list: CSV utterance_id,system,path or a JSON array of { utterance_id, system, path }').optional(),
+      /** With dir: the folder is this one system's files, <utterance-or-file-stem>.wav|.flac. */
+      system: Text.describe('a system name (dir is that one system\u2019s folder)').optional(),
+    })
+    .strict()
+    .refine((s) => (s.dir === undefined) !== (s.file === undefined), { message: 'give dir (a folder of renditions) or file (a list of renditions), one of them' })
+    .refine((s) => s.system === undefined || s.dir !== undefined, { message: 'system is for a dir of one system\u2019s files; a list names the system per row', path: ['system'] }),
 ]);
 export type StudySource = z.infer<typeof StudySource>;
 

@@ -550,4 +550,21 @@ export const migrations: Migration[] = [
       ALTER TABLE votes_v15 RENAME TO votes;
     `,
   },
+  {
+    version: 16,
+    name: 'renditions: system audio of an utterance',
+    sql: `
+      -- System S's audio of utterance U (a TTS or conversion system's output, or a degraded copy): a clip
+      -- imported like every clip (decoded, peaks, loudness, served as normalised metadata-free copies), of
+      -- corpus 'rendition'. The utterance's own clip (utterances.clip_id) is untouched.
+      CREATE TABLE renditions (
+        utterance_id TEXT NOT NULL REFERENCES utterances(id),
+        system       TEXT NOT NULL,
+        clip_id      TEXT NOT NULL REFERENCES clips(id),
+        PRIMARY KEY (utterance_id, system)
+      ) WITHOUT ROWID;
+      CREATE INDEX renditions_system ON renditions(system);
+      CREATE INDEX renditions_clip ON renditions(clip_id);
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ import { DataDirLockedError } from './data-lock';
 import { configFromEnv, SERVER_OPTIONS } from './config';
 import { commandLine, HelpRequested, UsageError } from './cli/args';
 import { loadStudyDir } from '../studies/load';
+import { importDemoRenditions } from '../audio-manifest';
 import { setStudyStatus } from '../studies/build';
 import { corpusRoots } from '../studies/roots';
 import { serverOrigin } from './listener-links';
@@ -59,6 +60,9 @@ if (config.demo) {
   // Idempotent: an unchanged demo is left as it is, votes included.
   const { studyId } = await loadStudyDir(app.db, join(root, 'studies', 'demo'));
   if (app.store.studies.get(studyId)?.status === 'draft') setStudyStatus(app.db, studyId, 'open');
+  // The demo's made-up TTS systems' audio (docs/renditions.md), for A/B studies of them; the demo study itself plays its own clips.
+  const renditions = await importDemoRenditions(app.db, join(root, 'studies', 'demo'));
+  for (const f of renditions.failures) console.error(`demo renditions: ${f.file}: ${f.reason}`);
 }
 
 const researcherToken = app.store.accessTokens.hasActive('researcher')

@@ -21,6 +21,7 @@ import type { TrialKind } from '../contract/trials';
 import type { ItemKind } from '../contract/constants';
 import { studyStore } from './store';
 import { clipsOf, systemsOf, type Stimulus } from './stimuli';
+import { renditionStore } from '../audio-manifest/rendition-store';
 
 /** An item's role: an ordinary trial of the study's kind, an attention check or a practice trial. */
 
@@ -70,6 +71,8 @@ export class ManifestView {
   private readonly captions = new Map<string, string>();
   readonly systems: Set<string>;
   private readonly scores: ScoreRow[];
+  /** System audio of an utterance: its clip id (null: the file is not imported), by captionKey(utterance, system). */
+  private readonly renditions: (utteranceId: string, system: string) => string | null;
   /** What problems say the build looked in. */
   readonly name: string;
 
@@ -87,6 +90,8 @@ export class ManifestView {
       }
       captions = scope.material.captions.filter((c) => c.task === task);
       this.scores = scope.material.judgeScores;
+      const renditions = new Map([...scope.material.renditions.values()].map((r) => [captionKey(r.utteranceId, r.system), scope.clipOf(r.audio)]));
+      this.renditions = (utteranceId, system) => renditions.get(captionKey(utteranceId, system)) ?? null;
     } else {
       const store = studyStore(db);
       for (const r of store.manifestUtterances()) {
@@ -95,6 +100,8 @@ export class ManifestView {
       }
       captions = store.manifestCaptions(task);
       this.scores = store.manifestJudgeScores();
+      const renditions = renditionStore(db);
+      this.renditions = (utteranceId, system) => renditions.find(utteranceId, system);
     }
     if (corpusRenditions) {
       for (const u of this.utterances.values()) if (u.clipId !== null) captions.push({ utteranceId: u.id, system: u.corpus, text: '' });
@@ -112,6 +119,15 @@ export class ManifestView {
 
   utterance(id: string): UtteranceRow | undefined {
     return this.utterances.get(id);
+  }
+
+  /**
+   * The clip of the system's rendition of the utterance (its audio: a `renditions` source), or null
+   * when the study's sources (or, declaring none, the manifest) have none. For kinds that play
+   * systems' audio (A/B, MUSHRA): an item's stimulus per system.
+   */
+  rendition(utteranceId: string, system: string): string | null {
+    return this.renditions(utteranceId, system);
   }
 
   caption(utteranceId: string, system: string): string | undefined {

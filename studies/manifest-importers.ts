@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import type { ImportReport } from '../audio-manifest';
-import { importJudgeFile, importMetasetFile, importRavdess, importVctk, importVoxreasonFile } from '../audio-manifest';
+import { importJudgeFile, importMetasetFile, importRavdess, importRenditions, importVctk, importVoxreasonFile } from '../audio-manifest';
 import { readSourceText } from './roots';
 import type { SourceImporters } from './sources';
 
@@ -22,4 +22,10 @@ export const manifestImporters: SourceImporters = {
   ravdess: async (db, s) => summarise(await importRavdess(db, s.dir)),
   vctk: async (db, s) => summarise(await importVctk(db, s.dir, { mic: s.mic === 'mic2' ? 2 : 1 })),
   voxreason: async (db, s) => summarise(importVoxreasonFile(db, s.file, { text: await read(s.file) })),
+  renditions: async (db, s) =>
+    summarise(
+      s.file !== undefined
+        ? await importRenditions(db, [s.file], { texts: new Map([[s.file, await read(s.file)]]) })
+        : await importRenditions(db, [s.dir!], { system: s.system }),
+    ),
 };

@@ -15,12 +15,13 @@ import type { Labels } from '../audio-manifest';
 import { judgeScoreRows, metasetIdentity } from '../audio-manifest/judge';
 import { describeIssue, locateAudio, metasetUtteranceId, MetasetRecord, oracleCaptions, pickLabels, succeeded, systemCaptions } from '../audio-manifest/metaset';
 import { ravdessCandidates } from '../audio-manifest/ravdess';
+import { planRenditions, undecodable, UtteranceIndex } from '../audio-manifest/renditions';
 import { unplayableFiles } from '../audio-manifest/check';
 import { ImportReport } from '../audio-manifest/report';
 import { vctkCandidates } from '../audio-manifest/vctk';
 import { PLAN_TASK, parseVoxreasonCases, warnSkippedPlans } from '../audio-manifest/voxreason';
 import { StudyDefinitionError, type DefinitionProblem } from './parse';
-import { readSourceText } from './roots';
+import { confine, readSourceText, SourceRefusal } from './roots';
 import type { StudySource } from '../contract/study-definition';
 
 export interface MaterialUtterance {
@@ -46,9 +47,19 @@ export interface MaterialScore {
   score: number;
 }
 
+/** A system's audio of an utterance (a `renditions` source). */
+export interface MaterialRendition {
+  utteranceId: string;
+  system: string;
+  /** Absolute path of the rendition's audio file. */
+  audio: string;
+}
+
 export interface StudyMaterial {
   utterances: Map<string, MaterialUtterance>;
   captions: MaterialCaption[];
+  /** By `${utteranceId}\u0000${system}`. */
+  renditions: Map<string, MaterialRendition>;
   judgeScores: MaterialScore[];
   /** Things the researcher should know that do not stop the build (one line each). */
   notes: string[];
@@ -60,6 +71,10 @@ const FORMATS = {
   judge: { expected: 'judge output JSON ({ "individual_results": [...] }) or a CSV with header utterance_id,system,judge,run,score', doc: `${README}#judge-outputs` },
   voxreason: { expected: 'JSON Lines: one VoxReason case object per line', doc: `${README}#voxreason-plans` },
   ravdess: { expected: 'a RAVDESS folder: Actor_XX/MM-VV-EE-II-SS-RR-AA.wav', doc: `${README}#ravdess-folders` },
+  renditions: {
+    expected: 'a folder <system>/<utterance-or-file-stem>.wav|.flac, or a list: CSV with header utterance_id,system,path or a JSON array of { "utterance_id", "system", "path" }',
+    doc: 'docs/renditions.md',
+  },
   vctk: { expected: 'a VCTK folder: wav48/pNNN/pNNN_NNN.wav (0.80) or wav48_silence_trimmed/pNNN/pNNN_NNN_micN.flac (0.92), with speaker-info.txt', doc: `${README}#vctk-folders` },
 } as const;
 
@@ -129,7 +144,7 @@ export interface MaterialOptions {
   studyDir: string;
 }
 
-const ORDER: StudySource['kind'][] = ['ravdess', 'vctk', 'metaset', 'voxreason', 'judge'];
+const ORDER: StudySource['kind'][] = ['ravdess', 'vctk', 'metaset', 'voxreason', 'renditions', 'judge'];
 
 /**
  * Reads every declared source (already resolved and confined by resolveSources) into the
@@ -137,7 +152,7 @@ const ORDER: StudySource['kind'][] = ['ravdess', 'vctk', 'metaset', 'voxreason',
  * that refer to them. Throws StudyDefinitionError listing every unreadable or malformed file.
  */
 export async function readMaterial(sources: readonly StudySource[], options: MaterialOptions): Promise<StudyMaterial> {
-  const material: StudyMaterial = { utterances: new Map(), captions: [], judgeScores: [], notes: [] };
+  const material: StudyMaterial = { utterances: new Map(), captions: [], renditions: new Map(), judgeScores: [], notes: [] };
   const problems = new Problems(options.studyDir);
   const wavPaths = new Map<string, string>();
   // The real path of each corpus folder's clip → its utterance id: caption records of the same file join it.
@@ -216,6 +231,30 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
         problems.fromReport(report, source.file, text, 'voxreason', 'record');
         break;
       }
+      case 'renditions': {
+        const input = source.dir ?? source.file!;
+        const text = source.file === undefined ? undefined : await readSourceText(options.roots, source.file);
+        const index = new UtteranceIndex([...material.utterances.values()].map((u) => ({ id: u.id, clipPath: u.audio })));
+        const files = planRenditions([input], index, report, { system: source.system, texts: text === undefined ? undefined : new Map([[input, text]]) });
+        for (const f of files) {
+          // A list may name files anywhere: each must lie inside the corpus roots, like every source.
+          await confine(options.roots, f.file, 'file').catch((error: unknown) => {
+            if (!(error instanceof SourceRefusal)) throw error;
+            report.fail(f.where, `path: ${error.message}`);
+          });
+        }
+        const byFile = new Map(files.map((f) => [f.file, f]));
+        // Each rendition decoded now, as the import will: a file it could not import is refused here, at validate.
+        for (const [file, reason] of await unplayableFiles(files.map((f) => f.file))) {
+          const refused = undecodable(byFile.get(file)!, reason);
+          report.fail(refused.file, refused.reason);
+        }
+        for (const f of files) material.renditions.set(`${f.utteranceId}\u0000${f.system}`, { utteranceId: f.utteranceId, system: f.system, audio: f.file });
+        for (const w of report.warnings) material.notes.push(`${problems.display(input)}: ${w.reason}`);
+        if (text !== undefined) problems.fromReport(report, input, text, 'renditions', 'record');
+        else for (const f of report.failures) problems.add(f.file, undefined, 'renditions', null, '', f.reason);
+        break;
+      }
       case 'judge': {
         const text = await readSourceText(options.roots, source.file);
         const json = !source.file.toLowerCase().endsWith('.csv');
@@ -228,15 +267,15 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
           (wavPath) => wavPaths.get(wavPath) ?? metasetIdentity(wavPath, metasetIds),
           report,
         );
-        // A score for a clip or system the study does not declare belongs to no caption it shows.
-        const captioned = new Set(material.captions.map((c) => `${c.utteranceId}\u0000${c.system}`));
+        // A score for a clip or system the study does not declare belongs to no caption or rendition it shows.
+        const captioned = new Set([...material.captions.map((c) => `${c.utteranceId}\u0000${c.system}`), ...material.renditions.keys()]);
         let unmatched = 0;
         for (const row of rows ?? []) {
           if (row.score === null) continue;
           if (!captioned.has(`${row.utteranceId}\u0000${row.system}`)) unmatched++;
           else scores.set([row.utteranceId, row.system, row.judge, row.run].join('\u0000'), { utteranceId: row.utteranceId, system: row.system, judge: row.judge, run: row.run, score: row.score });
         }
-        if (unmatched > 0) material.notes.push(`${problems.display(source.file)}: ${unmatched} score${unmatched === 1 ? '' : 's'} skipped: no caption of that system for that clip among the study's sources`);
+        if (unmatched > 0) material.notes.push(`${problems.display(source.file)}: ${unmatched} score${unmatched === 1 ? '' : 's'} skipped: no caption or rendition of that system for that clip among the study's sources`);
         // Rows naming a wav_path no caption file of the study has are the same partial-corpus case.
         const unresolved = report.failures.filter((f) => f.reason.startsWith('no imported utterance has wav_path'));
         if (unresolved.length > 0) material.notes.push(`${problems.display(source.file)}: ${unresolved.length} score${unresolved.length === 1 ? '' : 's'} skipped: wav_path not in the study's caption files`);

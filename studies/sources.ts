@@ -54,14 +54,15 @@ export async function resolveSources(parsed: ParsedStudy, studyDir: string, opti
     }
   };
   for (const [i, source] of parsed.definition.sources.entries()) {
-    if (source.kind === 'ravdess' || source.kind === 'vctk') {
-      const dir = await checked(i, 'dir', () => confine(options.roots, abs(source.dir), 'dir'));
+    if (source.kind === 'ravdess' || source.kind === 'vctk' || (source.kind === 'renditions' && source.dir !== undefined)) {
+      const dir = await checked(i, 'dir', () => confine(options.roots, abs(source.dir!), 'dir'));
       if (dir) sources.push({ ...source, dir: dir.path });
       continue;
     }
+    const pattern = abs(source.file!);
     const files = await checked(i, 'file', async () => {
-      const found = await expandPattern(options.roots, abs(source.file));
-      if (found.length === 0) throw new SourceRefusal(abs(source.file), 'does not exist');
+      const found = await expandPattern(options.roots, pattern);
+      if (found.length === 0) throw new SourceRefusal(pattern, 'does not exist');
       return found;
     });
     if (source.kind === 'metaset') {

@@ -71,6 +71,29 @@ describe('npm run manifest (CLI)', () => {
     expect(imported.stdout + imported.stderr).not.toMatch(/import ravdess first/);
   });
 
+  it('imports renditions (`renditions <dir>`), counts them per system, refuses a bad list with exit 1 and prints its usage on --help', async () => {
+    const data = join(dir, 'data4');
+    writeTone(join(dir, 'corpus/Actor_03/03-01-02-01-01-01-03.wav'));
+    expect((await manifest(data, 'import', 'ravdess', join(dir, 'corpus'))).code).toBe(0);
+    writeTone(join(dir, 'tts/sys-a/03-01-02-01-01-01-03.wav'));
+    writeTone(join(dir, 'tts/sys-a/extra.wav'));
+    const imported = await manifest(data, 'renditions', join(dir, 'tts'));
+    expect(imported.code).toBe(0);
+    expect(imported.stderr.trim()).toBe(`${join(dir, 'tts')}: warning: 1 file matches no utterance in the manifest and was skipped: sys-a/extra.wav`);
+    expect(imported.stdout).toMatch(/renditions: clips: 1 imported, 0 updated, 0 unchanged, 1 unmatched files, 1 renditions, 1 systems; 0 failed, 1 warnings/);
+    expect((await manifest(data, 'renditions-summary')).stdout).toBe('sys-a\t1\nrenditions: 1 of 1 system\n');
+
+    writeFileSync(join(dir, 'list.csv'), 'utterance_id,system,path\nravdess:03-01-02-01-01-01-09,sys-b,tts/sys-a/extra.wav\n');
+    const refused = await manifest(data, 'renditions', join(dir, 'list.csv'));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${join(dir, 'list.csv')}:2: utterance_id: no utterance "ravdess:03-01-02-01-01-01-09" in the manifest`);
+    expect(refused.stdout).toMatch(/renditions: clips: 0 imported.*renditions refused, nothing imported; 1 failed/);
+
+    const help = await manifest(data, 'renditions', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('renditions <dir|list.csv|list.json>... [--system <name>]');
+  });
+
   it('refuses bad arguments with a line naming the problem', async () => {
     const data = join(dir, 'data2');
     expect((await manifest(data, 'import', 'timit', 'x')).stderr).toContain('Invalid arguments: command: unknown command');

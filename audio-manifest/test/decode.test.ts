@@ -6,6 +6,14 @@ import { sine, wavBytes } from './audio';
 const fixture = (name: string): Uint8Array => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
 describe('analyseAudio', () => {
+  it('decodes FLAC files started together in one thread as it decodes each alone (the study check decodes up to 64 at once)', async () => {
+    const files = ['tone-16.flac', 'tone-24-stereo.flac', 'tagged-quiet.flac'].map(fixture);
+    const alone = [];
+    for (const file of files) alone.push(await analyseAudio(file));
+    const together = await Promise.all([...files, ...files].map((file) => analyseAudio(file)));
+    expect(together).toEqual([...alone, ...alone]);
+  });
+
   const tone = sine(0.5, 16000, 250, 0.5);
   // RMS of a sine of amplitude A is A/√2: 20·log10(0.5/√2) = -9.03 dBFS.
   const expectedDbfs = 20 * Math.log10(0.5 / Math.SQRT2);

@@ -164,7 +164,7 @@ export class MultiPlayer {
   }
 
   /** Play `stimulus` (default the selected one) from the current position; switches if already playing. */
-  play(stimulus = this.current, at?: number): number {
+  play(stimulus = this.current, at?: number): number | null {
     this.check(stimulus);
     if (this.run) return this.select(stimulus, at);
     const s = this.earliest(at);

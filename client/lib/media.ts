@@ -1,9 +1,11 @@
 /**
  * Prefetch of a trial's clip and waveform peaks. The audio element created here starts buffering
  * at once (preload=auto) and is the very element the trial later plays, so the next clip is
- * playable the moment the listener moves on.
+ * playable the moment the listener moves on. Multi-stimulus trials (A/B, MUSHRA) play decoded
+ * buffers on one Web Audio timeline instead: `stimulus()` fetches and decodes each clip once.
  */
 import type { Trial } from '../../contract/listener';
+import type { TrialClip } from '../../contract/trials/clip';
 
 export interface Peaks {
   resolution: number;
@@ -15,12 +17,19 @@ export interface PreparedClip {
   peaks: Promise<Peaks>;
 }
 
-async function fetchPeaks(url: string, attempts = 3): Promise<Peaks> {
+/** A stimulus of a multi-stimulus trial: its samples decoded at the context's rate, and its peaks. */
+export interface PreparedStimulus {
+  buffer: Promise<AudioBuffer>;
+  peaks: Promise<Peaks>;
+}
+
+/** A GET retried on failure (a brief outage must not fail a trial); `what` names it in the error. */
+async function fetchRetrying<T>(url: string, what: string, read: (res: Response) => Promise<T>, attempts = 3): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       const res = await fetch(url);
-      if (!res.ok) throw new Error(`peaks: HTTP ${res.status}`);
-      return (await res.json()) as Peaks;
+      if (!res.ok) throw new Error(`${what}: HTTP ${res.status}`);
+      return await read(res);
     } catch (error) {
       if (i >= attempts) throw error;
       await new Promise((r) => setTimeout(r, 400 * i));
@@ -28,8 +37,17 @@ async function fetchPeaks(url: string, attempts = 3): Promise<Peaks> {
   }
 }
 
+const fetchPeaks = (url: string) => fetchRetrying(url, 'peaks', async (res) => (await res.json()) as Peaks);
+
+/** Fetched with retries; a file the browser cannot decode fails at once (retrying would not help). */
+async function decodeClip(url: string, ctx: BaseAudioContext): Promise<AudioBuffer> {
+  const bytes = await fetchRetrying(url, 'audio', (res) => res.arrayBuffer());
+  return ctx.decodeAudioData(bytes);
+}
+
 export class ClipCache {
   private readonly clips = new Map<string, PreparedClip>();
+  private readonly stimuli = new Map<string, PreparedStimulus & { failed: { buffer: boolean; peaks: boolean } }>();
 
   constructor(private readonly keep = 4) {}
 
@@ -75,6 +93,34 @@ export class ClipCache {
     const clip = this.prepare(trial);
     clip.peaks = fetchPeaks(trial.clip.peaksUrl);
     return clip.peaks;
+  }
+
+  /**
+   * A clip decoded once for a multi-stimulus player (cached by its opaque id, most recently used
+   * kept), its peaks fetched beside it. `retry` fetches again what failed (the samples, the peaks
+   * or both) and keeps what arrived.
+   */
+  stimulus(clip: TrialClip, ctx: BaseAudioContext, retry = false): PreparedStimulus {
+    let entry = this.stimuli.get(clip.id);
+    if (!entry || (retry && entry.failed.buffer)) {
+      const buffer = decodeClip(clip.audioUrl, ctx);
+      entry = { buffer, peaks: entry?.peaks ?? fetchPeaks(clip.peaksUrl), failed: { buffer: false, peaks: entry?.failed.peaks ?? false } };
+      const e = entry;
+      // A failed prefetch is retried when the trial asks again; no unhandled rejection meanwhile.
+      buffer.catch(() => (e.failed.buffer = true));
+      if (!e.failed.peaks) e.peaks.catch(() => (e.failed.peaks = true));
+    }
+    if (retry && entry.failed.peaks) {
+      const e = entry;
+      e.failed.peaks = false;
+      e.peaks = fetchPeaks(clip.peaksUrl);
+      e.peaks.catch(() => (e.failed.peaks = true));
+    }
+    this.stimuli.delete(clip.id);
+    this.stimuli.set(clip.id, entry);
+    // A MUSHRA page holds up to 12 stimuli; keep this and the next pages' (buffers on screen are held by the player anyway).
+    while (this.stimuli.size > Math.max(16, this.keep * 4)) this.stimuli.delete(this.stimuli.keys().next().value as string);
+    return { buffer: entry.buffer, peaks: entry.peaks };
   }
 
   private evict(): void {

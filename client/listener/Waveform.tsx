@@ -3,7 +3,12 @@ import WaveSurfer from 'wavesurfer.js';
 import type { Peaks } from '../lib/media';
 
 export interface WaveformProps {
-  media: HTMLAudioElement;
+  /** The element that plays the clip; absent when a Web Audio player plays it and reports `position`. */
+  media?: HTMLAudioElement;
+  /** Where a Web Audio player is, in seconds (drawn as the progress); only without `media`. */
+  position?: number;
+  /** A click or drag on the waveform asks for this position (seconds); only without `media`. */
+  onSeek?(seconds: number): void;
   peaks: Peaks;
   duration: number;
   /** Called once the waveform has been drawn. */
@@ -15,10 +20,11 @@ export interface WaveformProps {
 const styleNonce = () => document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content || undefined;
 
 /** The clip's waveform from precomputed peaks: drawn at once, no download or decoding first. */
-export function Waveform({ media, peaks, duration, onDrawn, onReady }: WaveformProps) {
+export function Waveform({ media, position, onSeek, peaks, duration, onDrawn, onReady }: WaveformProps) {
   const box = useRef<HTMLDivElement>(null);
-  const callbacks = useRef({ onDrawn, onReady });
-  callbacks.current = { onDrawn, onReady };
+  const wave = useRef<WaveSurfer | null>(null);
+  const callbacks = useRef({ onDrawn, onReady, onSeek });
+  callbacks.current = { onDrawn, onReady, onSeek };
 
   useEffect(() => {
     if (!box.current) return;
@@ -47,12 +53,21 @@ export function Waveform({ media, peaks, duration, onDrawn, onReady }: WaveformP
       drawn = true;
       callbacks.current.onDrawn();
     });
+    // Without a media element wavesurfer's own stays silent: a seek is handed to the Web Audio player.
+    const unseek = media ? () => {} : ws.on('interaction', (t) => callbacks.current.onSeek?.(t));
+    wave.current = ws;
     callbacks.current.onReady?.(ws);
     return () => {
       unsub();
+      unseek();
+      wave.current = null;
       ws.destroy();
     };
   }, [media, peaks, duration]);
+
+  useEffect(() => {
+    if (!media && position !== undefined && duration > 0) wave.current?.getRenderer().renderProgress(Math.min(1, position / duration));
+  }, [media, position, duration, peaks]);
 
   return <div ref={box} className="waveform" aria-hidden="true" />;
 }

@@ -5,8 +5,10 @@ import { useMessages, type Messages } from '../messages';
 import { Waveform } from '../Waveform';
 import type { TrialFeedback, TrialEnv } from './types';
 import type { ClipTrialState } from './useClipTrial';
+import type { TrialAnswerState } from './useTrialAnswer';
 
-function clock(seconds: number): string {
+/** A position as m:ss.s (the player's time line). */
+export function clock(seconds: number): string {
   const s = Math.max(0, seconds);
   return `${Math.floor(s / 60)}:${(s % 60).toFixed(1).padStart(4, '0')}`;
 }
@@ -48,11 +50,6 @@ export function ClipTrialScreen<Value>({
 }) {
   const m = useMessages();
   const { spec, env, clip, feedback } = t;
-  const touch = useMemo(touchFirst, []);
-  const continueButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (feedback) continueButton.current?.focus();
-  }, [feedback]);
 
   return (
     <section
@@ -100,25 +97,7 @@ export function ClipTrialScreen<Value>({
           </div>
         </div>
       </div>
-      {t.failure ? (
-        <div className="notice failure" role="alert">
-          <p>
-            {t.failure.problem === 'load_failed' ? m.loadFailed : m.playFailed} {t.reloads === 0 || !t.canSkip ? m.pleaseTryAgain : m.reportIfStill}
-          </p>
-          <div className="actions">
-            <button type="button" className="primary" onClick={t.tryAgain} disabled={t.skipping}>
-              {m.tryAgain}
-            </button>
-            {t.reloads > 0 && t.canSkip && (
-              <button type="button" className="secondary" onClick={t.reportAndSkip} disabled={t.skipping}>
-                {t.skipping ? m.reporting : m.reportAndSkip}
-              </button>
-            )}
-          </div>
-        </div>
-      ) : (
-        !t.audioReady && <p className="muted loading-note">{m.loadingTheClip}</p>
-      )}
+      {t.failure ? <FailureNotice t={t} /> : !t.audioReady && <p className="muted loading-note">{m.loadingTheClip}</p>}
 
       <p className={t.unlocked ? 'requirement met' : 'requirement'} role="status">
         {t.unlocked
@@ -130,11 +109,35 @@ export function ClipTrialScreen<Value>({
 
       {children}
 
-      {env.trialComments && !feedback && (
+      <TrialFooter t={t} texts={texts} />
+    </section>
+  );
+}
+
+/** What the answer parts of a trial share: the optional comment, then Confirm with the key or touch hints, or the practice feedback with Continue. */
+export function TrialFooter({
+  t,
+  texts,
+}: {
+  t: Pick<
+    TrialAnswerState<unknown>,
+    'spec' | 'env' | 'advance' | 'comment' | 'setComment' | 'answered' | 'feedback' | 'confirm' | 'selected' | 'sending' | 'shortcuts' | 'setShortcuts'
+  >;
+  texts: Omit<ClipTrialTexts, 'unlocked'>;
+}) {
+  const m = useMessages();
+  const touch = useMemo(touchFirst, []);
+  const continueButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (t.feedback) continueButton.current?.focus();
+  }, [t.feedback]);
+  return (
+    <>
+      {t.env.trialComments && !t.feedback && (
         <div className="trial-comment">
-          <label htmlFor={`comment-${spec.position}`}>{m.trialCommentLabel}</label>
+          <label htmlFor={`comment-${t.spec.position}`}>{m.trialCommentLabel}</label>
           <textarea
-            id={`comment-${spec.position}`}
+            id={`comment-${t.spec.position}`}
             rows={2}
             maxLength={1000}
             value={t.comment}
@@ -144,9 +147,9 @@ export function ClipTrialScreen<Value>({
         </div>
       )}
 
-      {feedback ? (
-        <div className={feedback.correct ? 'feedback correct' : 'feedback wrong'} role="alert">
-          <p>{texts.feedback(feedback)}</p>
+      {t.feedback ? (
+        <div className={t.feedback.correct ? 'feedback correct' : 'feedback wrong'} role="alert">
+          <p>{texts.feedback(t.feedback)}</p>
           <span className="muted listen-again">{m.listenAgain}</span>
           <button
             ref={continueButton}
@@ -154,7 +157,7 @@ export function ClipTrialScreen<Value>({
             className="primary"
             onClick={() => {
               // For practice the listener's move on is this press, not the choice before the feedback.
-              performance.mark(`earmark:choice:${spec.position}`);
+              performance.mark(`earmark:choice:${t.spec.position}`);
               t.advance();
             }}
           >
@@ -187,7 +190,34 @@ export function ClipTrialScreen<Value>({
           )}
         </div>
       )}
-    </section>
+    </>
+  );
+}
+
+/** A clip that would not load or play: Try again, then (once tried) report it and skip the trial. */
+export function FailureNotice({
+  t,
+}: {
+  t: Pick<TrialAnswerState<unknown>, 'failure' | 'canSkip' | 'skipping' | 'reportAndSkip'> & { reloads: number; tryAgain(): void };
+}) {
+  const m = useMessages();
+  if (!t.failure) return null;
+  return (
+    <div className="notice failure" role="alert">
+      <p>
+        {t.failure.problem === 'load_failed' ? m.loadFailed : m.playFailed} {t.reloads === 0 || !t.canSkip ? m.pleaseTryAgain : m.reportIfStill}
+      </p>
+      <div className="actions">
+        <button type="button" className="primary" onClick={t.tryAgain} disabled={t.skipping}>
+          {m.tryAgain}
+        </button>
+        {t.reloads > 0 && t.canSkip && (
+          <button type="button" className="secondary" onClick={t.reportAndSkip} disabled={t.skipping}>
+            {t.skipping ? m.reporting : m.reportAndSkip}
+          </button>
+        )}
+      </div>
+    </div>
   );
 }
 

@@ -1,18 +1,16 @@
 /**
- * What every trial with a clip shares, whatever its answer: the clip prepared (and re-made on
+ * What every trial with one clip shares, whatever its answer: the clip prepared (and re-made on
  * "Try again"), the listening tracker and the study's listening requirement that unlocks the
- * answer, playing and buffering, load/play failures with report-and-skip, focus on each new trial,
- * the selection, sending the answer once with the listening record, practice feedback, and the
- * keyboard model (Space plays, the kind's keys pick, Enter confirms; only while focus is inside
- * the trial, never in a text field, never when the listener turned shortcuts off).
+ * answer, playing and buffering, load/play failures; the answer's life (selection, sending once,
+ * feedback, skip, keys) is useTrialAnswer's.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type WaveSurfer from 'wavesurfer.js';
 import type { TrialClip } from '../../../contract/trials/clip';
-import { isTextEntry, shortcutsOn } from '../../lib/input';
 import { ListeningTracker, type ListeningRecord } from '../../lib/listening';
 import type { Peaks } from '../../lib/media';
-import type { TrialFeedback, TrialProblem, TrialProps } from './types';
+import type { TrialProps } from './types';
+import { useTrialAnswer } from './useTrialAnswer';
 
 /** The browser's reason a clip failed, in words the researcher can look up. */
 function mediaError(error: MediaError | null): string | null {
@@ -36,9 +34,10 @@ export interface AnswerModel<Value, Answer> {
 }
 
 export function useClipTrial<Value, Answer>(
-  { spec, env, finish, advance, skip }: TrialProps<ClipTrialSpec, ListeningRecord & Answer>,
+  props: TrialProps<ClipTrialSpec, ListeningRecord & Answer>,
   model: AnswerModel<Value, Answer>,
 ) {
+  const { spec, env } = props;
   // "Try again" after a failure asks for a fresh audio element (an errored one stays errored).
   const [reloads, setReloads] = useState(0);
   // Keyed on the clip, not the spec object: a re-sent copy of the same trial must not reset listening.
@@ -54,18 +53,22 @@ export function useClipTrial<Value, Answer>(
   const [buffering, setBuffering] = useState(false);
   const [time, setTime] = useState(0);
   const [unlocked, setUnlocked] = useState(false);
-  const [selected, setSelected] = useState<Value | null>(null);
   const [audioReady, setAudioReady] = useState(clip.audio.readyState >= 3);
   const [drawn, setDrawn] = useState(false);
-  const [failure, setFailure] = useState<TrialProblem | null>(null);
-  const [skipping, setSkipping] = useState(false);
-  const [shortcuts, setShortcuts] = useState(shortcutsOn);
-  const [feedback, setFeedback] = useState<TrialFeedback | null>(null);
-  const [sending, setSending] = useState(false);
-  /** The optional comment (study.yaml trialComments), sent with the answer. */
-  const [comment, setComment] = useState('');
-  const answered = useRef(false);
-  const root = useRef<HTMLElement>(null);
+
+  const ans = useTrialAnswer(props, {
+    answer: model.answer,
+    listened: () => tracker.satisfies(env.listening),
+    record: () => tracker.record(),
+    stop: () => clip.audio.pause(),
+    toggle: () => toggle(),
+    key: (k) => {
+      const picked = model.keyPick(k);
+      return picked === null ? null : { pick: picked };
+    },
+    arrowPick: model.arrowPick,
+  });
+  const { setFailure, answeredRef, feedback } = ans;
 
   useEffect(() => {
     let live = true;
@@ -77,12 +80,6 @@ export function useClipTrial<Value, Answer>(
       live = false;
     };
   }, [clip]);
-
-  useEffect(() => {
-    // Each trial starts at its top (on a phone the last one ended scrolled down at Confirm).
-    window.scrollTo(0, 0);
-    root.current?.focus({ preventScroll: true });
-  }, [spec.position]);
 
   useEffect(() => {
     const a = clip.audio;
@@ -116,7 +113,7 @@ export function useClipTrial<Value, Answer>(
       document.removeEventListener('visibilitychange', onVisibility);
       a.pause();
     };
-  }, [clip, tracker, env.listening]);
+  }, [clip, tracker, env.listening, setFailure]);
 
   const ready = audioReady && drawn;
   useEffect(() => {
@@ -125,7 +122,7 @@ export function useClipTrial<Value, Answer>(
 
   const toggle = useCallback(() => {
     // Answered: no more listening, except to hear a practice clip again beside its feedback.
-    if (answered.current && !feedback) return;
+    if (answeredRef.current && !feedback) return;
     const a = clip.audio;
     if (a.paused)
       a.play().catch((e: unknown) => {
@@ -135,52 +132,7 @@ export function useClipTrial<Value, Answer>(
         setFailure((f) => f ?? { problem: 'play_failed', detail: e instanceof Error ? e.name : null });
       });
     else a.pause();
-  }, [clip, feedback]);
-
-  const { answer } = model;
-  const confirm = useCallback(() => {
-    if (answered.current || selected === null || !tracker.satisfies(env.listening)) return;
-    answered.current = true;
-    clip.audio.pause();
-    performance.mark(`earmark:choice:${spec.position}`);
-    setSending(true);
-    const note = env.trialComments ? comment.trim() : '';
-    void finish({ ...answer(selected), ...tracker.record(), ...(note && { comment: note }) }).then((fb) => {
-      setSending(false);
-      if (fb) setFeedback(fb);
-      else advance();
-    });
-  }, [selected, tracker, env.listening, env.trialComments, comment, clip, spec.position, finish, advance, answer]);
-
-  const choose = useCallback(
-    (v: Value) => {
-      if (!answered.current && tracker.satisfies(env.listening)) setSelected(v);
-    },
-    [tracker, env.listening],
-  );
-
-  /** A focused button keeps its native Enter/Space; the digits pick wherever focus is. */
-  const onKeyDown = (e: KeyboardEvent<HTMLElement>) => {
-    if (!shortcuts || feedback || e.ctrlKey || e.metaKey || e.altKey || isTextEntry(e.target)) return;
-    const k = e.key;
-    const picked = model.keyPick(k);
-    if (picked !== null) {
-      e.preventDefault();
-      choose(picked);
-      return;
-    }
-    if (e.target instanceof HTMLButtonElement || e.target instanceof HTMLInputElement) return;
-    if (k === ' ') {
-      e.preventDefault();
-      if (!e.repeat) toggle();
-    } else if (k === 'ArrowLeft' || k === 'ArrowRight') {
-      e.preventDefault();
-      choose(model.arrowPick(k, selected));
-    } else if (k === 'Enter') {
-      e.preventDefault();
-      if (!e.repeat) confirm();
-    }
-  };
+  }, [clip, feedback, answeredRef, setFailure]);
 
   const tryAgain = () => {
     setFailure(null);
@@ -188,24 +140,15 @@ export function useClipTrial<Value, Answer>(
     setDrawn(false);
     setPeaks(null);
     setReloads((n) => n + 1);
-    root.current?.focus({ preventScroll: true });
-  };
-
-  const reportAndSkip = () => {
-    if (!skip || !failure || answered.current) return;
-    answered.current = true;
-    setSkipping(true);
-    void skip(failure);
+    ans.root.current?.focus({ preventScroll: true });
   };
 
   const retryPeaks = () => (setPeaksFailed(false), env.clips.retryPeaks(spec).then(setPeaks, () => setPeaksFailed(true)));
-  const seek = useCallback((ws: WaveSurfer) => ws.on('interaction', () => setFailure(null)), []);
+  const seek = useCallback((ws: WaveSurfer) => ws.on('interaction', () => setFailure(null)), [setFailure]);
 
   return {
+    ...ans,
     spec,
-    env,
-    advance,
-    canSkip: skip !== undefined,
     clip,
     tracker,
     peaks,
@@ -219,24 +162,9 @@ export function useClipTrial<Value, Answer>(
     ready,
     setDrawn,
     seek,
-    failure,
     reloads,
-    skipping,
     tryAgain,
-    reportAndSkip,
-    shortcuts,
-    setShortcuts,
-    selected,
-    choose,
-    confirm,
-    comment,
-    setComment,
-    sending,
-    feedback,
-    answered: answered.current,
-    root,
     toggle,
-    onKeyDown,
   };
 }
 

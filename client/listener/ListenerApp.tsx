@@ -284,7 +284,7 @@ function Trials({ session, env, instructions, breakEvery }: { session: ListenerS
   const snap = useSyncExternalStore(session.subscribe, session.snapshot);
   useEffect(() => {
     // Every known upcoming clip (at most five): they are what the listener can answer offline.
-    for (const [p, t] of snap.trials) if (p > snap.position && p <= snap.position + PREFETCH_AHEAD) env.clips.prepare(t);
+    for (const [p, t] of snap.trials) if (p > snap.position && p <= snap.position + PREFETCH_AHEAD) trialKind(t).prefetch(t, env.clips, env.audio);
   }, [snap.trials, snap.position, env.clips]);
 
   const trial = snap.trials.get(snap.position);

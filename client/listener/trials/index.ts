@@ -1,9 +1,12 @@
 import type { Trial } from '../../../contract/listener';
 import type { Answer } from '../../../contract/trials';
+import type { TrialClip } from '../../../contract/trials/clip';
 import type { ListeningRecord } from '../../lib/listening';
 import { PairTrial, type PairResponse } from '../../../trials/pair/PairTrial';
 import { RatingTrial, type RatingResponse } from '../../../trials/rating/RatingTrial';
+import { AbTrial, type AbResponse } from '../../../trials/ab/AbTrial';
 import { ScreeningTrial } from './ScreeningTrial';
+import type { ClipCache } from '../../lib/media';
 import type { TrialComponent, TrialFeedback } from './types';
 
 /** What any trial kind answers with: its answer fields, how the clip was listened to, and the listener's comment if any. */
@@ -17,20 +20,33 @@ interface TrialKind<T extends Trial, R extends TrialResponse> {
   practice(trial: T): boolean;
   /** The feedback the studio's preview shows for a practice answer, from the item's expected answer. */
   check(response: R, expected: string): TrialFeedback;
+  /** Starts fetching what the trial plays, ahead of it (a listener can answer the next trials offline). */
+  prefetch(trial: T, clips: ClipCache, audio: BaseAudioContext): void;
 }
+
+type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : PairResponse;
+const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.prepare(trial);
 
 /**
  * Trial kinds the server can send, each with its component. Attention checks arrive as an
  * ordinary trial of their kind (the listener must not be able to tell them apart); a pair's
  * practice comes as kind 'practice', a rating's as a rating with practice: true.
  */
-const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, K extends 'rating' ? RatingResponse : PairResponse> } = {
-  pair: { component: PairTrial, practice: () => false, check: pairCheck },
-  practice: { component: PairTrial, practice: () => true, check: pairCheck },
+const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
+  pair: { component: PairTrial, practice: () => false, check: pairCheck, prefetch: oneClip },
+  practice: { component: PairTrial, practice: () => true, check: pairCheck, prefetch: oneClip },
   rating: {
     component: RatingTrial,
     practice: (trial) => trial.practice,
     check: (response, expected) => ({ correct: String(response.score) === expected, score: Number(expected) }),
+    prefetch: oneClip,
+  },
+  ab: {
+    component: AbTrial,
+    practice: (trial) => trial.practice,
+    // The preview offers the item's own order: A is slot a.
+    check: (response, expected) => ({ correct: response.preference.toLowerCase() === expected }),
+    prefetch: (trial, clips, audio) => trial.stimuli.forEach((clip) => void clips.stimulus(clip, audio)),
   },
 };
 
@@ -44,4 +60,4 @@ export function trialKind(trial: Trial): TrialKind<Trial, TrialResponse> {
 }
 
 export { ScreeningTrial };
-export type { PairResponse, RatingResponse };
+export type { AbResponse, PairResponse, RatingResponse };

@@ -1,6 +1,6 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
 import type { BucketPoint } from '../figures/BucketChart';
-import { isRatingItem, type Bundle } from './bundle';
+import { isRatingItem, itemKind, type Bundle } from './bundle';
 import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule } from './exclusion';
 import { seededRandom } from './random';
 import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from './ratings';
@@ -18,6 +18,7 @@ import { majorityAgreement } from './stats/majority-agreement';
 import { meanPairwiseAgreement } from './stats/mean-pairwise-agreement';
 import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
 import { spearmanRho } from './stats/spearman';
+import { tieCounts, type TieCounts } from './stats/tie-counts';
 import { Z95, wilsonInterval } from './stats/wilson-interval';
 
 /**
@@ -25,6 +26,9 @@ import { Z95, wilsonInterval } from './stats/wilson-interval';
  * judge-vs-majority agreement per judge (overall, by |Δ| bucket, logistic calibration), and the
  * Bradley–Terry ranking of systems from the votes alone, compared with each judge's ranking;
  * then the per-item table of the pair items and the per-listener quality view (docs/reports.md).
+ * An A/B study (items of kind ab, §6) gets this very analysis of its votes: its ties are kept
+ * out of the vote columns by the reader, so no statistic sees them, and are counted in
+ * `reliability.ties`.
  * Everything works on typed arrays and aggregated counts: votes are touched a few times in
  * linear passes; BT and the calibration see only per-pair / per-item tables.
  */
@@ -126,6 +130,8 @@ export interface Report {
     split: number;
     /** the a/b labelling α and Fleiss' κ are computed on (they depend on it, BP κ does not) */
     coding: string;
+    /** an A/B study's ties (retained listeners, non-attention items), which no statistic above counts; absent without ab items */
+    ties?: TieCounts;
   };
   judges: JudgeReport[];
   bradley_terry: {
@@ -180,7 +186,7 @@ export interface ListenerQuality {
   retained: boolean;
   /** the exclusion rules the listener failed (empty when retained) */
   reasons: string[];
-  /** answers on non-attention items (votes and ratings) */
+  /** answers on non-attention items (votes, ties and ratings) */
   answers: number;
   attention_answered: number;
   attention_correct: number;
@@ -335,6 +341,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     mean_pairwise_agreement: meanPairwiseAgreement(itemStart, csrListener, csrLabel, nListeners),
     ...splits,
     coding: abCoding(bundle),
+    ...abTies(bundle, retained, attention, nTotal),
   };
 
   // ---- human majority: 1 = a, 0 = b, −1 = none ----
@@ -538,6 +545,9 @@ function listenerQuality(bundle: Bundle, d: {
   }
   const ratings = bundle.ratings;
   if (ratings) for (let x = 0; x < ratings.length; x++) if (!items[ratings.item[x]].attention) answers[ratings.listener[x]]++;
+  // A tie is one of the listener's answers, though no agreement figure counts it.
+  const { ties } = bundle;
+  for (let t = 0; t < ties.length; t++) if (!items[ties.item[t]].attention) answers[ties.listener[t]]++;
   const correlations = ratings ? ratingListenerCorrelations(bundle) : null;
   const facts = listenerFacts(bundle);
   const reasons = new Map(d.excluded.map((e) => [e.listener_id, e.reasons]));
@@ -571,6 +581,24 @@ function listenerQuality(bundle: Bundle, d: {
     }
     return row;
   });
+}
+
+/**
+ * `reliability.ties` of a study with ab items: per system pair of its non-attention ab items, the
+ * retained listeners' votes (ties included; nTotal counts the others) and ties.
+ */
+function abTies(bundle: Bundle, retained: Uint8Array, attention: Uint8Array, nTotal: Int32Array): { ties?: TieCounts } {
+  const { items, ties } = bundle;
+  if (!items.some((item) => itemKind(item) === 'ab')) return {};
+  const tiesOf = new Int32Array(items.length);
+  for (let t = 0; t < ties.length; t++) if (retained[ties.listener[t]] && !attention[ties.item[t]]) tiesOf[ties.item[t]]++;
+  const abItems = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (itemKind(item) !== 'ab' || item.attention) continue;
+    abItems.push({ systemA: item.system_a, systemB: item.system_b, votes: nTotal[i] + tiesOf[i], ties: tiesOf[i] });
+  }
+  return { ties: tieCounts(abItems) };
 }
 
 /** The labels of α and κ in words: the chosen caption as items.csv orients it, and how it was oriented. */

@@ -1,14 +1,19 @@
 import { BucketChart } from '../../figures/BucketChart';
 import { CalibrationChart } from '../../figures/CalibrationChart';
 import { StrengthChart } from '../../figures/StrengthChart';
+import type { TieCounts } from '../stats/tie-counts';
 import type { JudgeReport, PairItemRow, Report } from '../report';
 import { alphaReading } from './reading';
 import { ciText, Downloadable, Folded, Muted, num, pct, pValue, Reading, Shown, Table } from './parts';
 
 const ITEM_ROWS = 100;
 
+/** What a side of an item is: a caption (the caption-pair study) or a system's rendition (A/B, whose report has ties). */
+export const sideNoun = (report: Report): string => (report.reliability.ties ? 'rendition' : 'caption');
+
 export function ReliabilitySection({ report }: { report: Report }) {
   const r = report.reliability;
+  const side = sideNoun(report);
   return (
     <section data-section="reliability">
       <h2>Do listeners agree? (reliability)</h2>
@@ -22,9 +27,29 @@ export function ReliabilitySection({ report }: { report: Report }) {
       ]} />
       <Muted>{`Coding of α and Fleiss’ κ: ${r.coding}.`}</Muted>
       <Reading>
-        {`${alphaReading(r.krippendorff_alpha)} Two listeners picked the same caption on ${pct(r.mean_pairwise_agreement)} of shared items on average. ${r.split} of ${r.items} items were split (the more popular caption got less than the split threshold of the votes).`}
+        {`${alphaReading(r.krippendorff_alpha)} Two listeners picked the same ${side} on ${pct(r.mean_pairwise_agreement)} of shared items on average. ${r.split} of ${r.items} items were split (the more popular ${side} got less than the split threshold of the votes).`}
       </Reading>
+      {r.ties && <TiesTable ties={r.ties} counted={r.votes} />}
     </section>
+  );
+}
+
+/** An A/B study's ties per system pair: counted here, left out of every figure of the report. */
+function TiesTable({ ties, counted }: { ties: TieCounts; counted: number }) {
+  const all = counted + ties.votes;
+  return (
+    <>
+      <h3>Ties (no preference)</h3>
+      <Table
+        head={['system a', 'system b', 'ties', 'votes', 'share tied']}
+        rows={ties.per_system_pair.map((p) => [p.system_a, p.system_b, String(p.ties), String(p.votes), pct(p.votes > 0 ? p.ties / p.votes : null)])}
+        numericFrom={2}
+        testId="ties"
+      />
+      <Reading>
+        {`${ties.votes} of the ${all} votes of retained listeners on the A/B items were ties (no preference). A tie takes no side, so every figure of this report — agreement, the judges, calibration and the ranking — rests on the other ${counted} votes; a pair with many ties is one listeners found hard to tell apart.`}
+      </Reading>
+    </>
   );
 }
 
@@ -33,14 +58,14 @@ function bySplit(a: PairItemRow, b: PairItemRow): number {
   return (a.majority_share ?? Infinity) - (b.majority_share ?? Infinity) || b.votes - a.votes || a.item_id.localeCompare(b.item_id);
 }
 
-export function ItemsSection({ items }: { items: PairItemRow[] }) {
+export function ItemsSection({ items, side = 'caption' }: { items: PairItemRow[]; side?: string }) {
   const rows = [...items].sort(bySplit).slice(0, ITEM_ROWS);
   const winner = (i: PairItemRow) => (i.majority === 'a' ? i.system_a : i.majority === 'b' ? i.system_b : i.votes ? 'tie' : '—');
   const unvoted = items.filter((i) => i.votes === 0).length;
   return (
     <section data-section="items">
       <h2>How did listeners vote on each item?</h2>
-      <Folded summary={`The ${items.length} caption pairs, most split first`} count={items.length}>
+      <Folded summary={`The ${items.length} ${side} pairs, most split first`} count={items.length}>
         <Table
           head={['item', 'utterance', 'system a', 'system b', 'votes', 'for a', 'for b', 'majority', 'majority share', 'class']}
           rows={rows.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, String(i.votes), String(i.votes_a), String(i.votes_b), winner(i), pct(i.majority_share), i.split ?? '—'])}
@@ -51,7 +76,7 @@ export function ItemsSection({ items }: { items: PairItemRow[] }) {
         <Shown shown={rows.length} total={items.length} what="items, most split first" />
       </Folded>
       <Reading>
-        {`Votes of retained listeners on each caption pair; the majority is the caption chosen by more than half of them (a tie has none). An item is split when the majority share is below the split threshold, lopsided above it and unanimous at 100%.${unvoted ? ` ${unvoted} item(s) have no votes yet.` : ''}`}
+        {`Votes of retained listeners on each ${side} pair${side === 'rendition' ? ' (ties left out)' : ''}; the majority is the ${side} chosen by more than half of them (a tie has none). An item is split when the majority share is below the split threshold, lopsided above it and unanimous at 100%.${unvoted ? ` ${unvoted} item(s) have no votes yet.` : ''}`}
       </Reading>
     </section>
   );

@@ -221,10 +221,14 @@ describe('reading and writing an A/B bundle', () => {
     expect([choice.line, choice.column, choice.problem]).toEqual([2, '4 (chosen)', 'must be a, b or tie (tie only on an ab item)']);
   });
 
-  it('reads a rating item that says its kind without ratings.csv (no answers yet)', async () => {
+  it('reads a rating item that says its kind without ratings.csv as a rating study with no ratings yet', async () => {
     const b = await readBundle(await bundleDir({ 'items.csv': `${header},kind\nr1,u1,A,,0,,rating\n` }));
     expect(b.items).toEqual([{ item_id: 'r1', utterance_id: 'u1', system_a: 'A', system_b: '', attention: false, expected: null, kind: 'rating' }]);
-    expect(b.ratings).toBeNull();
+    expect(b.ratings?.length).toBe(0);
+    const report = analyze(b);
+    expect(report.ratings?.votes).toBe(0);
+    expect(report.items).toBeUndefined();
+    expect(renderReportHtml(report)).not.toContain('data-section="votes"');
   });
 
   it('takes a bundle of items.csv alone: the report says what it leaves out', async () => {

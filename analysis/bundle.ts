@@ -487,6 +487,8 @@ export class BundleBuilder {
     }
     this.itemIndex.set(item.item_id, this.items.length);
     this.items.push(item);
+    // A rating item that says its kind is a rating study's even before ratings.csv exists: no file = no ratings yet.
+    if (item.kind === 'rating') this.expectRatings();
     return true;
   }
 
@@ -836,7 +838,7 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
     await read('listeners.csv', 'all');
   }
   // ratings.csv carries the same further facts as votes.csv (response time, listening, hidden time).
-  if (builder.hasRatings) await read('ratings.csv', VOTE_FACTS);
+  if (existsSync(join(dir, 'ratings.csv'))) await read('ratings.csv', VOTE_FACTS);
   return builder.build();
 }
 

@@ -87,6 +87,7 @@ export function JudgeSections({ report, ensemble }: { report: Report; ensemble: 
   const b = ensemble.buckets;
   const trend = b.filter((x) => x.agreement !== null);
   const c = ensemble.calibration;
+  const side = sideNoun(report);
   return (
     <>
       <section data-section="judges">
@@ -99,7 +100,7 @@ export function JudgeSections({ report, ensemble }: { report: Report; ensemble: 
           {ensemble.agreement === null ? 'No item had both a human majority and a judge preference.' :
             `On the ${ensemble.n} items where listeners had a majority and the ensemble had a preference, the ensemble agreed with the majority on ${pct(ensemble.agreement)} (95% CI ${ciText(ensemble.ci95)}); ` +
             `${ensemble.p_value !== null && ensemble.p_value < 0.05 ? 'this is clearly above the 50% a coin flip would reach' : 'this is not distinguishable from a coin flip'} (p = ${pValue(ensemble.p_value)}). ` +
-            'Items where the judge scored both captions the same (Δ = 0) are not counted.'}
+            `Items where the judge scored both ${side}s the same (Δ = 0) are not counted.`}
         </Reading>
       </section>
       <section data-section="buckets">
@@ -124,9 +125,9 @@ export function JudgeSections({ report, ensemble }: { report: Report; ensemble: 
         </div>
         <Reading>
           {c.beta1 === null ? 'The logistic model could not be fitted (no votes, or the outcome is perfectly separated).' :
-            'Each circle is the share of votes for the caption shown first, among votes whose ensemble gap (first minus second) falls in that bin; circle size shows how many votes. The curve is the fitted P = σ(β0 + β1·Δ). ' +
+            `Each circle is the share of votes for the ${side} ${side === 'caption' ? 'shown' : 'offered'} first, among votes whose ensemble gap (first minus second) falls in that bin; circle size shows how many votes. The curve is the fitted P = σ(β0 + β1·Δ). ` +
             `β1 = ${num(c.beta1)} ${c.beta1 - 1.96 * (c.se_beta1 ?? 0) > 0 ? 'is clearly positive: a larger gap makes listeners more likely to choose the judge’s favourite' : 'is not clearly positive: the gap carries little information about listeners’ choices'}. ` +
-            `At a tie the first caption is chosen ${pct(c.position_bias)} of the time (50% = no position bias).`}
+            `At a tie the first ${side} is chosen ${pct(c.position_bias)} of the time (50% = no position bias).`}
         </Reading>
       </section>
     </>

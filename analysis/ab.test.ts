@@ -241,9 +241,12 @@ describe('reading and writing an A/B bundle', () => {
     });
     expect(report.judges).toEqual([]);
     const html = renderReportHtml(report);
-    expect(html).toContain('This bundle has no votes of retained listeners (votes.csv is absent, has only its header, or holds attention checks only), so the sections computed from votes — reliability, calibration and the ranking — are left out. It has no judge scores either (judge_scores.csv is absent or empty).');
+    expect(html).toContain('This bundle has no votes of retained listeners (votes.csv is absent, has only its header, or holds attention checks only), so the sections computed from votes — reliability, the judges’ agreement and calibration, and the ranking — are left out. It has no judge scores either (judge_scores.csv is absent or empty).');
     expect(html).not.toContain('Do listeners agree?');
     expect(html).toContain('2 item(s) have no votes yet.');
+    const cli = await promisify(execFile)(join(process.cwd(), 'node_modules/.bin/tsx'), ['analysis/cli.ts', d, '--format', 'json']);
+    expect(cli.stderr).toContain('note: the bundle has no votes of retained listeners on its items (votes.csv absent or empty?): reliability, judges, calibration and ranking have nothing to compute');
+    expect(cli.stderr).not.toContain('warning: Bradley–Terry');
   });
 });
 

@@ -52,7 +52,7 @@ export function ReportPage({ report, header }: { report: Report; header?: Header
           {unvoted && (
             <section data-section="votes">
               <h2>Votes</h2>
-              <p>{`This bundle has no votes of retained listeners (votes.csv is absent, has only its header, or holds attention checks only), so the sections computed from votes — reliability, ${ensemble ? 'the judges, calibration' : 'calibration'} and the ranking — are left out.${ensemble ? '' : ' It has no judge scores either (judge_scores.csv is absent or empty).'}`}</p>
+              <p>{`This bundle has no votes of retained listeners (votes.csv is absent, has only its header, or holds attention checks only), so the sections computed from votes — reliability, the judges’ agreement and calibration, and the ranking — are left out.${ensemble ? '' : ' It has no judge scores either (judge_scores.csv is absent or empty).'}`}</p>
             </section>
           )}
           {voted && <ReliabilitySection report={report} />}

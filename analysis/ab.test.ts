@@ -84,7 +84,11 @@ function withoutTies(study: ReturnType<typeof handStudy>) {
 /** Everything but the ties and the listeners' answer counts (which count ties as answers). */
 function statistics(report: Report) {
   const { ties: _, ...reliability } = report.reliability;
-  return { ...report, reliability, listener_quality: report.listener_quality.map(({ answers: __, ...q }) => q) };
+  return {
+    ...report, reliability,
+    items: report.items?.map(({ ties: __, ...item }) => item),
+    listener_quality: report.listener_quality.map(({ answers: __, ...q }) => q),
+  };
 }
 
 describe('the A/B report on a hand-worked study', () => {
@@ -107,8 +111,8 @@ describe('the A/B report on a hand-worked study', () => {
     expect(report.listeners).toMatchObject({ total: 4, retained: 3, attention_pass_rate: 3 / 4 });
     expect(report.reliability).toMatchObject({ items: 3, votes: 6, unanimous: 2, lopsided: 0, split: 1 });
     expect(report.reliability.krippendorff_alpha).toBeCloseTo(krippendorffAlphaNominal([[2, 0], [1, 0], [1, 2]])!, 14);
-    expect(report.items!.map((i) => [i.item_id, i.votes, i.votes_a, i.votes_b, i.majority])).toEqual([
-      ['i1', 2, 2, 0, 'a'], ['i2', 1, 1, 0, 'a'], ['i3', 3, 1, 2, 'b'],
+    expect(report.items!.map((i) => [i.item_id, i.votes, i.votes_a, i.votes_b, i.majority, i.ties])).toEqual([
+      ['i1', 2, 2, 0, 'a', 1], ['i2', 1, 1, 0, 'a', 2], ['i3', 3, 1, 2, 'b', 0],
     ]);
     // X beats Y twice (i1), Y beats Z once (i2), X beats Z twice and Z beats X once (i3).
     expect(report.bradley_terry.comparisons).toBe(6);
@@ -149,7 +153,12 @@ describe('the A/B report on a hand-worked study', () => {
     const files = reportCsvFiles(report);
     expect(files['ties.csv'].split('\r\n')).toEqual(['system_a,system_b,ties,votes', 'X,Y,1,3', 'X,Z,0,3', 'Y,Z,2,3', '']);
     expect(files['reliability.csv'].split('\r\n')[0]).not.toContain('ties');
-    expect(reportCsvFiles(analyze(buildBundle(withoutTies(study))))['ties.csv']).toBeUndefined();
+    expect(files['item_votes.csv'].split('\r\n').slice(0, 2)).toEqual([
+      'item_id,utterance_id,system_a,system_b,votes,votes_a,votes_b,majority,majority_share,split,ties', 'i1,u-i1,X,Y,2,2,0,a,1,unanimous,1',
+    ]);
+    const pairFiles = reportCsvFiles(analyze(buildBundle(withoutTies(study))));
+    expect(pairFiles['ties.csv']).toBeUndefined();
+    expect(pairFiles['item_votes.csv'].split('\r\n')[0]).toBe('item_id,utterance_id,system_a,system_b,votes,votes_a,votes_b,majority,majority_share,split');
     const html = renderReportHtml(report);
     expect(html).toContain('Ties (no preference)');
     expect(html).toContain('<table data-table="ties">');

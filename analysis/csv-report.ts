@@ -43,8 +43,8 @@ export function reportCsvFiles(report: Report): Record<string, string> {
     files['ties.csv'] = csv(['system_a', 'system_b', 'ties', 'votes'], ties.per_system_pair.map((p) => [p.system_a, p.system_b, p.ties, p.votes]));
   }
   if (report.items) {
-    files['item_votes.csv'] = csv(['item_id', 'utterance_id', 'system_a', 'system_b', 'votes', 'votes_a', 'votes_b', 'majority', 'majority_share', 'split'],
-      report.items.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, i.votes, i.votes_a, i.votes_b, i.majority, i.majority_share, i.split]));
+    files['item_votes.csv'] = csv(['item_id', 'utterance_id', 'system_a', 'system_b', 'votes', 'votes_a', 'votes_b', 'majority', 'majority_share', 'split', ...(ties ? ['ties'] : [])],
+      report.items.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, i.votes, i.votes_a, i.votes_b, i.majority, i.majority_share, i.split, ...(ties ? [i.ties] : [])]));
   }
   const q = report.listener_quality;
   const pairs = q.some((x) => x.majority_items !== undefined);

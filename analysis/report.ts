@@ -173,6 +173,8 @@ export interface PairItemRow {
   /** votes for the more chosen caption / votes; null without votes */
   majority_share: number | null;
   split: SplitClass | null;
+  /** an A/B item's ties (retained listeners), which `votes` leaves out; absent on other items */
+  ties?: number;
 }
 
 /**
@@ -311,6 +313,9 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     u++;
   }
 
+  // ---- an A/B study's ties per item (retained listeners, non-attention items); null without ab items ----
+  const itemTies = tiesPerItem(bundle, retained, attention);
+
   // ---- reliability ----
   const itemStart = new Int32Array(nItems + 1);
   for (let i = 0; i < nItems; i++) itemStart[i + 1] = itemStart[i] + nTotal[i];
@@ -341,7 +346,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     mean_pairwise_agreement: meanPairwiseAgreement(itemStart, csrListener, csrLabel, nListeners),
     ...splits,
     coding: abCoding(bundle),
-    ...abTies(bundle, retained, attention, nTotal),
+    ...(itemTies && { ties: abTies(bundle, itemTies, nTotal) }),
   };
 
   // ---- human majority: 1 = a, 0 = b, −1 = none ----
@@ -466,7 +471,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   }
   // A rating-only study has no pair items: no pair table, not an empty one.
   const hasPairs = !bundle.ratings || items.some((item) => !isRatingItem(item) && !item.attention);
-  if (hasPairs) report.items = pairItemRows(bundle, attention, nA, nTotal, majority, splitThreshold);
+  if (hasPairs) report.items = pairItemRows(bundle, attention, nA, nTotal, majority, splitThreshold, itemTies);
   report.listener_quality = listenerQuality(bundle, {
     retained, excluded, answered, correct, pairs: hasPairs ? { attention, nA, nTotal } : null,
   });
@@ -484,7 +489,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
 
 /** The per-item table of the pair items (non-attention), in items.csv order. */
 function pairItemRows(
-  bundle: Bundle, attention: Uint8Array, nA: Int32Array, nTotal: Int32Array, majority: Int8Array, splitThreshold: number,
+  bundle: Bundle, attention: Uint8Array, nA: Int32Array, nTotal: Int32Array, majority: Int8Array, splitThreshold: number, itemTies: Int32Array | null,
 ): PairItemRow[] {
   const rows: PairItemRow[] = [];
   bundle.items.forEach((item, i) => {
@@ -502,6 +507,7 @@ function pairItemRows(
       majority: majority[i] === 1 ? 'a' : majority[i] === 0 ? 'b' : null,
       majority_share: nTotal[i] > 0 ? Math.max(a, b) / nTotal[i] : null,
       split: splitClass(a, b, splitThreshold),
+      ...(itemTies && itemKind(item) === 'ab' && { ties: itemTies[i] }),
     });
   });
   return rows;
@@ -583,22 +589,28 @@ function listenerQuality(bundle: Bundle, d: {
   });
 }
 
+/** Per item, the ties of retained listeners on it when it is not an attention check; null in a study without ab items. */
+function tiesPerItem(bundle: Bundle, retained: Uint8Array, attention: Uint8Array): Int32Array | null {
+  const { items, ties } = bundle;
+  if (!items.some((item) => itemKind(item) === 'ab')) return null;
+  const tiesOf = new Int32Array(items.length);
+  for (let t = 0; t < ties.length; t++) if (retained[ties.listener[t]] && !attention[ties.item[t]]) tiesOf[ties.item[t]]++;
+  return tiesOf;
+}
+
 /**
  * `reliability.ties` of a study with ab items: per system pair of its non-attention ab items, the
  * retained listeners' votes (ties included; nTotal counts the others) and ties.
  */
-function abTies(bundle: Bundle, retained: Uint8Array, attention: Uint8Array, nTotal: Int32Array): { ties?: TieCounts } {
-  const { items, ties } = bundle;
-  if (!items.some((item) => itemKind(item) === 'ab')) return {};
-  const tiesOf = new Int32Array(items.length);
-  for (let t = 0; t < ties.length; t++) if (retained[ties.listener[t]] && !attention[ties.item[t]]) tiesOf[ties.item[t]]++;
+function abTies(bundle: Bundle, tiesOf: Int32Array, nTotal: Int32Array): TieCounts {
+  const { items } = bundle;
   const abItems = [];
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (itemKind(item) !== 'ab' || item.attention) continue;
     abItems.push({ systemA: item.system_a, systemB: item.system_b, votes: nTotal[i] + tiesOf[i], ties: tiesOf[i] });
   }
-  return { ties: tieCounts(abItems) };
+  return tieCounts(abItems);
 }
 
 /** The labels of α and κ in words: the chosen caption as items.csv orients it, and how it was oriented. */

@@ -60,17 +60,19 @@ function bySplit(a: PairItemRow, b: PairItemRow): number {
 
 export function ItemsSection({ items, side = 'caption' }: { items: PairItemRow[]; side?: string }) {
   const rows = [...items].sort(bySplit).slice(0, ITEM_ROWS);
-  const winner = (i: PairItemRow) => (i.majority === 'a' ? i.system_a : i.majority === 'b' ? i.system_b : i.votes ? 'tie' : '—');
+  const tied = side === 'rendition';
+  // An even split has no majority; in an A/B table "tie" is the listeners' answer, so it is not called one.
+  const winner = (i: PairItemRow) => (i.majority === 'a' ? i.system_a : i.majority === 'b' ? i.system_b : i.votes ? (tied ? 'none (even)' : 'tie') : '—');
   const unvoted = items.filter((i) => i.votes === 0).length;
   return (
     <section data-section="items">
       <h2>How did listeners vote on each item?</h2>
       <Folded summary={`The ${items.length} ${side} pairs, most split first`} count={items.length}>
         <Table
-          head={['item', 'utterance', 'system a', 'system b', 'votes', 'for a', 'for b', 'majority', 'majority share', 'class']}
-          rows={rows.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, String(i.votes), String(i.votes_a), String(i.votes_b), winner(i), pct(i.majority_share), i.split ?? '—'])}
+          head={['item', 'utterance', 'system a', 'system b', 'votes', 'for a', 'for b', ...(tied ? ['ties'] : []), 'majority', 'majority share', 'class']}
+          rows={rows.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, String(i.votes), String(i.votes_a), String(i.votes_b), ...(tied ? [String(i.ties ?? 0)] : []), winner(i), pct(i.majority_share), i.split ?? '—'])}
           numericFrom={4}
-          numericTo={7}
+          numericTo={tied ? 8 : 7}
           testId="items"
         />
         <Shown shown={rows.length} total={items.length} what="items, most split first" />

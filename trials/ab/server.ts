@@ -36,13 +36,13 @@ export const ab: ServerTrialKind = {
   correct: (stored, expected) => stored.chosen === expected,
   feedback: (stored, expected) => ({ correct: stored.chosen === expected }),
   bundleItem: ({ item_id, utterance_id, stimuli: [a, b], attention, expected }) => ({
-    item_id, utterance_id, system_a: a.system!, system_b: b.system!, attention: attention === 1, expected: expected as 'a' | 'b' | null,
+    kind: 'ab', item_id, utterance_id, system_a: a.system!, system_b: b.system!, attention: attention === 1, expected: expected as 'a' | 'b' | null,
   }),
   answers: {
     file: 'votes.csv',
     row: ({ item_id, listener_id, answer }, _item, extra) => {
       const { first, chosen } = answer as AbStored;
-      return { item_id, listener_id, first, chosen, extra } as never;
+      return { item_id, listener_id, first, chosen, extra };
     },
   },
 };

@@ -22,7 +22,12 @@ interface TrialKind<T extends Trial, R extends TrialResponse> {
   check(response: R, expected: string): TrialFeedback;
   /** Starts fetching what the trial plays, ahead of it (a listener can answer the next trials offline). */
   prefetch(trial: T, clips: ClipCache, audio: BaseAudioContext): void;
+  /** What the studio's preview says of the item and the listener must not learn: its systems and right answer. */
+  reveal(item: { kind: string; systems: string[]; expected: string | null }): string;
 }
+
+const pairReveal = (item: { kind: string; systems: string[]; expected: string | null }) =>
+  item.kind === 'pair' ? `${item.systems[0]} (first) vs ${item.systems[1]}` : `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
 
 type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : PairResponse;
 const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.prepare(trial);
@@ -33,13 +38,14 @@ const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.pre
  * practice comes as kind 'practice', a rating's as a rating with practice: true.
  */
 const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
-  pair: { component: PairTrial, practice: () => false, check: pairCheck, prefetch: oneClip },
-  practice: { component: PairTrial, practice: () => true, check: pairCheck, prefetch: oneClip },
+  pair: { component: PairTrial, practice: () => false, check: pairCheck, prefetch: oneClip, reveal: pairReveal },
+  practice: { component: PairTrial, practice: () => true, check: pairCheck, prefetch: oneClip, reveal: pairReveal },
   rating: {
     component: RatingTrial,
     practice: (trial) => trial.practice,
     check: (response, expected) => ({ correct: String(response.score) === expected, score: Number(expected) }),
     prefetch: oneClip,
+    reveal: (item) => `${item.systems[0]}${item.expected === null ? '' : ` · required score ${item.expected}`}`,
   },
   ab: {
     component: AbTrial,
@@ -47,6 +53,7 @@ const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
     // The preview offers the item's own order: A is slot a.
     check: (response, expected) => ({ correct: response.preference.toLowerCase() === expected }),
     prefetch: (trial, clips, audio) => trial.stimuli.forEach((clip) => void clips.stimulus(clip, audio)),
+    reveal: (item) => `${item.systems[0]} (A) vs ${item.systems[1]} (B)${item.expected === null ? '' : ` · right answer: ${item.expected.toUpperCase()}`}`,
   },
 };
 

@@ -21,7 +21,7 @@ const layers = [
 export default [
   { ignores: ['node_modules/', 'dist/', 'test-results/', 'playwright-report/'] },
   {
-    files: ['{contract,db,audio-manifest,studies,server,analysis,client,figures,cli}/**/*.{ts,tsx,mjs}'],
+    files: ['{contract,db,audio-manifest,studies,server,analysis,client,figures,cli,trials}/**/*.{ts,tsx,mjs}'],
     // Tests that drive the whole stack (a study built, served, exported and analysed) and their
     // shared helpers may import across layers; the code they test may not.
     ignores: ['**/*.test.{ts,tsx}', 'studies/test-support.ts'],

@@ -208,6 +208,11 @@ test('in German with "no preference" between the two, practice feedback names th
   await expect(stimulus(page, 'A')).toHaveAttribute('data-heard', 'true', { timeout: 5000 });
   await page.keyboard.press('b');
   await expect(trial).toHaveAttribute('data-unlocked', 'true', { timeout: 5000 });
+  // A click on the waveform moves the position (here while paused: the next play starts there).
+  await expect(stimulus(page, 'B')).toHaveAttribute('aria-pressed', 'false', { timeout: 5000 });
+  const wave = (await page.locator('.ab-trial .waveform').boundingBox())!;
+  await page.mouse.click(wave.x + wave.width * 0.75, wave.y + wave.height / 2);
+  await expect.poll(async () => Math.abs((await shown(page)).seconds - 0.75 * durations.b)).toBeLessThan(0.15);
   // ←/→ walk the three: from none, ← is A; → moves to "no preference".
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowRight');

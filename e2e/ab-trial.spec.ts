@@ -92,8 +92,10 @@ test('a keyboard listener: A/B and 1/2 switch at the same position, Space pauses
   await expect(stimulus(page, 'B')).toHaveAttribute('aria-pressed', 'false');
   await expect.poll(async () => (await shown(page)).seconds, { timeout: 5000 }).toBeGreaterThanOrEqual(0.5);
   const before = await shown(page);
+  await expect(page.getByTestId('now-playing')).toHaveText('Playing A');
   await page.keyboard.press('2');
   await expect(stimulus(page, 'B')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('now-playing')).toHaveText('Playing B');
   await expect(stimulus(page, 'A')).toHaveAttribute('aria-pressed', 'false');
   // The switch kept the place: B goes on from where A was, not from 0.
   const after = await shown(page);

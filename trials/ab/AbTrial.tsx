@@ -98,11 +98,23 @@ export function AbTrial(props: TrialProps<AbSpec, AbResponse>) {
             <span className="stimulus-letter">{side}</span>
             <span className="stimulus-heard">
               <span className="sr-only">, </span>
-              {p.heard[i] ? `✓ ${w.heard}` : w.notHeard}
+              {p.heard[i] ? (
+                <>
+                  <span aria-hidden="true">✓ </span>
+                  {w.heard}
+                </>
+              ) : (
+                w.notHeard
+              )}
             </span>
           </button>
         ))}
       </div>
+
+      {/* A switch by key moves no focus: say which version now plays. */}
+      <p className="sr-only" aria-live="polite" data-testid="now-playing">
+        {p.playing ? w.playing(SIDES[p.active]) : ''}
+      </p>
 
       <div className="player">
         <button

@@ -33,7 +33,7 @@ interface Rendered {
   errors: string[];
 }
 
-type Action = ['play', number, number] | ['select', number, number] | ['pause', number] | ['seek', number, number] | ['loop', number, number];
+type Action = ['play', number, number] | ['select', number, number] | ['pause', number] | ['seek', number, number] | ['loop', number, number] | ['loop', number, number, number];
 
 let code = '';
 test.beforeAll(async () => {
@@ -63,7 +63,7 @@ async function render(page: Page, actions: Action[], opts: { seconds: number; re
           else if (a[0] === 'select') times.push(player.select(a[1], a[2]));
           else if (a[0] === 'pause') times.push(player.pause(a[1]));
           else if (a[0] === 'seek') times.push(player.seek(a[1], a[2]));
-          else times.push(player.setLoop({ start: a[1], end: a[2] }));
+          else times.push(player.setLoop({ start: a[1], end: a[2] }, a[3]));
         } catch (e) {
           errors.push(String(e));
           times.push(null);
@@ -245,6 +245,21 @@ test('a loop region wraps with a fade-out before its end and a fade-in after its
   // Looping never reaches the end.
   expect(r.listening.map((l) => l.heardToEnd)).toEqual([false, false]);
   expect(r.listening[0].secondsHeard + r.listening[1].secondsHeard).toBeCloseTo((r.left.length - s0) / RATE, 2);
+});
+
+test('a loop set while playing: the position goes on (a fade-out and fade-in around the change, not a new play) and wraps at the region\'s end', async ({ page }) => {
+  const r = await render(page, [['play', 0, 0.1], ['loop', 0.2, 0.9, 0.5]], { seconds: 1.3 });
+  expect(r.errors).toEqual([]);
+  const [s0, s1] = r.times.map(f);
+  const t = s1 + FADE;
+  const w = t + (0.9 * RATE - (t - s0));
+  expect(w).toBe(48_000);
+  check(r, [
+    { side: 0, from: s0, out: s1, pos: (m) => m - s0 },
+    { side: 0, from: t, out: w - FADE, pos: (m) => m - s0 },
+    { side: 0, from: w, out: Infinity, pos: (m) => 0.2 * RATE + ((m - w) % (0.7 * RATE)) },
+  ]);
+  expect(r.listening[0].plays).toBe(1);
 });
 
 test('a loop shorter than 500 ms, or past the shortest stimulus, is refused with the reason', async ({ page }) => {

@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { showClip } from '../clips';
 import { importDemo } from '../demo';
 import { importJudgeFile } from '../judge';
 import { importMetasetFile } from '../metaset';
@@ -86,6 +87,7 @@ describe('renditions (system audio of an utterance)', () => {
     const clip = env.db.prepare('SELECT * FROM clips WHERE id = ?').get(store.find(UTTERANCES.vctk, 'tts-a')!) as Record<string, unknown>;
     expect(clip).toMatchObject({ corpus: 'rendition', path: 'tts-a/p225_001.flac', format: 'flac', sample_rate: 16000, channels: 1 });
     expect(JSON.parse(clip.labels as string)).toEqual({ system: 'tts-a', utterance: UTTERANCES.vctk });
+    expect(showClip(env.db, 'tts-a/p225_001.flac')).toMatchObject({ corpus: 'rendition', renditions: [{ utteranceId: UTTERANCES.vctk, system: 'tts-a' }] });
     expect(env.db.prepare('SELECT id, clip_id FROM utterances ORDER BY id').all()).toEqual(utteranceClips);
 
     const before = snapshot(env);

@@ -7,6 +7,10 @@ import { RatingTrial, type RatingResponse } from '../../../trials/rating/RatingT
 import { AbTrial, type AbResponse } from '../../../trials/ab/AbTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { ClipCache } from '../../lib/media';
+import type { ComponentType } from 'react';
+import type { TrialSettings } from '../../../contract/trials';
+import { useMessages } from '../messages';
+import { AbHints } from '../../../trials/ab/AbHints';
 import type { TrialComponent, TrialFeedback } from './types';
 
 /** What any trial kind answers with: its answer fields, how the clip was listened to, and the listener's comment if any. */
@@ -68,3 +72,37 @@ export function trialKind(trial: Trial): TrialKind<Trial, TrialResponse> {
 
 export { ScreeningTrial };
 export type { AbResponse, PairResponse, RatingResponse };
+
+/** The caption pair's and the rating's word on their controls (touch, or their keys). */
+function ClipHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
+  const m = useMessages();
+  const rating = settings.kind === 'rating' ? settings : null;
+  if (touch) return <p className="muted">{rating ? m.touchHintsLongRating : m.touchHintsLong}</p>;
+  return (
+    <p className="muted">
+      {m.keysIntro} <kbd>Space</kbd> {m.keysPlayPause},{' '}
+      {rating ? (
+        <>
+          <kbd>1</kbd>–<kbd>{rating.scale.points}</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysRate}
+        </>
+      ) : (
+        <>
+          <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose}
+        </>
+      )}
+      , <kbd>Enter</kbd> {m.keysConfirm} {m.keysCanBeOff}
+    </p>
+  );
+}
+
+/** Each study kind's word on its controls, on the instructions screen before the first trial. */
+const hints: { [K in TrialSettings['kind']]: ComponentType<{ settings: Extract<TrialSettings, { kind: K }>; touch: boolean }> } = {
+  pair: ClipHints,
+  rating: ClipHints,
+  ab: AbHints,
+};
+
+export function IntroHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
+  const Hints = hints[settings.kind] as ComponentType<{ settings: TrialSettings; touch: boolean }>;
+  return <Hints settings={settings} touch={touch} />;
+}

@@ -102,7 +102,7 @@ function seedOf(sha256: string): number {
   return seed;
 }
 
-const meanSquare = (channels: ArrayLike<number>[]): number => {
+function meanSquare(channels: readonly (Float32Array | Float64Array)[]): number {
   let sum = 0;
   let count = 0;
   for (const channel of channels) {
@@ -110,7 +110,7 @@ const meanSquare = (channels: ArrayLike<number>[]): number => {
     count += channel.length;
   }
   return count === 0 ? 0 : sum / count;
-};
+}
 
 /**
  * The clearly degraded copy of `pcm` (file comment): low-passed at 1 kHz, white noise at 10 dB SNR,
@@ -123,13 +123,17 @@ export function degrade(pcm: Pcm, sourceSha256: string): Float32Array[] {
   if (signalPower === 0) return pcm.channels.map((channel) => new Float32Array(channel.length));
   const noiseRms = Math.sqrt(signalPower / 10 ** (SNR_DB / 10));
   // Irwin–Hall with four uniforms: mean 2, variance 1/3; centred and scaled to unit variance.
-  const unit = Math.sqrt(3);
+  const scale = noiseRms * Math.sqrt(3);
   for (const channel of filtered) {
-    for (let i = 0; i < channel.length; i++) channel[i] += noiseRms * unit * (random() + random() + random() + random() - 2);
+    for (let i = 0; i < channel.length; i++) channel[i] += scale * (random() + random() + random() + random() - 2);
   }
   let gain = Math.sqrt(meanSquare(pcm.channels) / meanSquare(filtered));
   let peak = 0;
   for (const channel of filtered) for (let i = 0; i < channel.length; i++) peak = Math.max(peak, Math.abs(channel[i]));
   if (peak * gain > PEAK_CEILING) gain = PEAK_CEILING / peak;
-  return filtered.map((channel) => Float32Array.from(channel, (v) => v * gain));
+  return filtered.map((channel) => {
+    const out = new Float32Array(channel.length);
+    for (let i = 0; i < channel.length; i++) out[i] = channel[i] * gain;
+    return out;
+  });
 }

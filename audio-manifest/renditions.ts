@@ -15,10 +15,12 @@ import type { Db } from '../db/open';
 import { importClips, type ClipCandidate } from './clips';
 import { eachCsvRecord } from './csv';
 import { degradedSystem } from './degrade';
-import { DEGRADED_CORPUS, degradedLabels, writeDegradedCopies } from './degraded-copies';
+import { DEGRADED_CORPUS, degradedAudioDir, degradedLabels, writeDegradedCopies } from './degraded-copies';
 import { describeIssue } from './metaset';
+import { DecodePool } from './pool';
 import { renditionStore } from './rendition-store';
 import { ImportReport } from './report';
+import { manifestStore } from './store';
 import { posixRelative, walkFiles } from './walk';
 
 /** The corpus of clips imported as renditions. */
@@ -306,37 +308,47 @@ export async function importRenditions(db: Db, inputs: readonly string[], option
       identity: `${f.system}\0${f.utteranceId}`,
     });
   }
-  // One copy per source content: renditions with the same audio share it.
-  const copies = await writeDegradedCopies(db, files.map((f) => f.file));
-  const copyFiles = new Map([...copies.values()].map((c) => [c.file, c]));
-  for (const copy of copyFiles.values()) {
-    candidates.push({ file: copy.file, root: dirname(copy.file), path: basename(copy.file), corpus: DEGRADED_CORPUS, labels: degradedLabels(copy.sourceSha256) });
-  }
-  const write = (written: ReadonlyArray<{ candidate: ClipCandidate; id: string }>): void => {
-    const rows = [...written.filter((w) => byFile.has(w.candidate.file)).map((w) => ({ rendition: byFile.get(w.candidate.file)!, clipId: w.id })), ...corpusClips];
-    let changed = 0;
-    for (const { rendition, clipId } of rows) if (store.upsert(rendition.utteranceId, rendition.system, clipId)) changed++;
-    report.count('renditions', rows.length);
-    if (changed < rows.length) report.count('renditions unchanged', rows.length - changed);
-    report.count('systems', new Set(rows.map((r) => r.rendition.system)).size);
-    const copyIds = new Map(written.map((w) => [w.candidate.file, w.id]));
-    let copied = 0;
-    for (const { rendition } of rows) {
-      // Every file that decodes has its copy, and the import is written only when every file decodes.
-      const copy = copies.get(rendition.file)!;
-      if (store.upsert(rendition.utteranceId, degradedSystem(rendition.system), copyIds.get(copy.file)!)) copied++;
+  // One copy per source content: renditions with the same audio share it. Made in the decode workers,
+  // which hand back the sources' facts too, so nothing is decoded twice.
+  const pool = new DecodePool();
+  try {
+    const manifest = manifestStore(db);
+    const copies = await writeDegradedCopies(files.map((f) => f.file), { dir: degradedAudioDir(db), pool, clipAt: (file) => manifest.clipByPath(file) });
+    for (const candidate of candidates) candidate.facts = copies.get(candidate.file)?.sourceFacts;
+    const copyFiles = new Map([...copies.values()].map((c) => [c.file, c]));
+    for (const copy of copyFiles.values()) {
+      candidates.push({ file: copy.file, root: dirname(copy.file), path: basename(copy.file), corpus: DEGRADED_CORPUS, labels: degradedLabels(copy.sourceSha256), facts: copy.copyFacts });
     }
-    report.count('degraded copies', rows.length);
-    if (copied < rows.length) report.count('degraded copies unchanged', rows.length - copied);
-  };
-  await importClips(db, candidates, {
-    report, progress: options.progress,
-    refusal: (candidate, reason) => {
-      const rendition = byFile.get(candidate.file);
-      return rendition ? undecodable(rendition, reason) : { file: candidate.file, reason };
-    },
-    allOrNothing: { alsoWrite: write },
-  });
+    const write = (written: ReadonlyArray<{ candidate: ClipCandidate; id: string }>): void => {
+      const rows = [...written.filter((w) => byFile.has(w.candidate.file)).map((w) => ({ rendition: byFile.get(w.candidate.file)!, clipId: w.id })), ...corpusClips];
+      let changed = 0;
+      for (const { rendition, clipId } of rows) if (store.upsert(rendition.utteranceId, rendition.system, clipId)) changed++;
+      report.count('renditions', rows.length);
+      if (changed < rows.length) report.count('renditions unchanged', rows.length - changed);
+      report.count('systems', new Set(rows.map((r) => r.rendition.system)).size);
+      const copyIds = new Map(written.map((w) => [w.candidate.file, w.id]));
+      let copied = 0;
+      for (const { rendition } of rows) {
+        // Every file that decodes has its copy, and the import is written only when every file decodes;
+        // should a copy still be missing (its worker crashed), the transaction is rolled back.
+        const copy = copies.get(rendition.file);
+        if (!copy) throw new Error(`${rendition.where}: no degraded copy of ${rendition.file} could be made; nothing imported, import again`);
+        if (store.upsert(rendition.utteranceId, degradedSystem(rendition.system), copyIds.get(copy.file)!)) copied++;
+      }
+      report.count('degraded copies', rows.length);
+      if (copied < rows.length) report.count('degraded copies unchanged', rows.length - copied);
+    };
+    await importClips(db, candidates, {
+      report, progress: options.progress, pool,
+      refusal: (candidate, reason) => {
+        const rendition = byFile.get(candidate.file);
+        return rendition ? undecodable(rendition, reason) : { file: candidate.file, reason };
+      },
+      allOrNothing: { alsoWrite: write },
+    });
+  } finally {
+    await pool.close();
+  }
   if (report.failures.length > failuresBefore) report.count('renditions refused, nothing imported', files.length);
   return report;
 }

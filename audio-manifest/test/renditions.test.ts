@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importDemo } from '../demo';
+import { degradedSystem } from '../degrade';
 import { importJudgeFile } from '../judge';
 import { importMetasetFile } from '../metaset';
 import { importRavdess } from '../ravdess';
@@ -249,6 +250,9 @@ describe('the demo renditions', () => {
     }
     // Small enough to commit: under 2 MB for all 48.
     expect(clips.reduce((n, c) => n + c.bytes, 0)).toBeLessThan(2_000_000);
+    // Each with its degraded copy, the A/B attention checks' worse side (degraded.test.ts).
+    for (const id of demoUtterances) for (const system of store.systemsOf(id)) expect(store.find(id, degradedSystem(system))).not.toBeNull();
+    expect(count(env.db, "SELECT COUNT(*) AS n FROM clips WHERE corpus = 'degraded'")).toBe(48);
     // The made-up MOS predictor: two runs of every rendition, the slow voice rated above the German-accented one.
     const mean = (system: string) => env.db.prepare("SELECT AVG(score) FROM judge_scores WHERE judge = 'mos-pred' AND system = ?").pluck().get(system) as number;
     expect(count(env.db, "SELECT COUNT(*) AS n FROM judge_scores WHERE judge = 'mos-pred'")).toBe(96);

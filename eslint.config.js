@@ -4,7 +4,7 @@
 // analysis/ (the HTML report) and client/ (the dashboard), the two that draw the same figures.
 // cli/ (argument parsing) is shared by every layer's commands and imports none. A trial kind is a folder
 // trials/<kind>/ (trials/README.md) whose files each belong to one layer by name: contract.ts is contract,
-// plan.ts studies, server.ts server, *.tsx the client, report.ts and simulate.ts analysis; each obeys its
+// plan.ts studies, server.ts server, *.tsx and words.ts the client, report.ts and simulate.ts analysis; each obeys its
 // layer's rule, and the layers' registries (contract/trials, studies/trials, server/store/trials,
 // client/listener/trials, analysis/kinds) import the kinds' files of their own layer only.
 // Style is left to the code review, not to a linter.
@@ -14,10 +14,9 @@ import importPlugin from 'eslint-plugin-import';
 // A kind's files by layer (globs, relative to the repository).
 const kind = {
   contract: './trials/*/contract.ts',
-  words: './trials/*/words.ts',
   studies: './trials/*/plan.ts',
   server: './trials/*/server.ts',
-  client: './trials/*/*.tsx',
+  client: './trials/*/{*.tsx,words.ts}',
   analysis: ['./trials/*/report.ts', './trials/*/simulate.ts'],
 };
 const notContract = [kind.studies, kind.server, kind.client, ...kind.analysis];
@@ -38,7 +37,6 @@ const layers = [
   { target: './analysis/**', from: [kind.contract, kind.studies, kind.server, kind.client], message: 'analysis/ stands alone: it registers the kinds\' report.ts and simulate.ts only.' },
   { target: './client/**', from: [kind.studies, kind.server, ...kind.analysis], message: 'the client imports only contract/ and the kinds\' components, contract.ts and words.ts.' },
   { target: kind.contract, from: ['./db/**', './audio-manifest/**', './studies/**', './server/**', './analysis/**', './client/**', './figures/**', ...notContract], message: 'a kind\'s contract.ts is contract: zod and constants only.' },
-  { target: kind.words, from: ['./db/**', './audio-manifest/**', './studies/**', './server/**', './analysis/**', './client/**', './figures/**', ...notContract, kind.contract], message: 'a kind\'s words.ts is plain text for the listener, in every language: it imports nothing.' },
   { target: kind.studies, from: ['./server/**', './client/**', kind.server, kind.client], message: 'a kind\'s plan.ts is studies/: the server calls it, not the other way.' },
   { target: kind.server, from: ['./client/**', kind.client], message: 'a kind\'s server.ts does not import the client.' },
   { target: kind.client, from: ['./db/**', './audio-manifest/**', './studies/**', './analysis/**', './server/**', kind.studies, kind.server, ...kind.analysis], message: 'a kind\'s component imports only contract/, client/ and its contract.ts and words.ts.' },

@@ -8,13 +8,20 @@ import { StudySettings } from './study-settings';
 
 /**
  * The study export bundle (docs/analysis-spec.md §1): items.csv, then votes.csv, judge_scores.csv,
- * listeners.csv, study.json and ratings.csv where present (only items.csv is required).
+ * listeners.csv, study.json, ratings.csv and stimuli.csv where present (only items.csv is
+ * required; an absent file means no rows of its kind). items.csv's last column `kind` says each
+ * item's trial kind (§6); a bundle without it reads as before: `pair`, or `rating` where system_b
+ * is empty. stimuli.csv is written when given and not read: no kind analysed here needs it.
  * Reading streams each file through an RFC 4180 parser (csv-parse) and validates every row
  * with zod; votes are kept as typed arrays (one entry per vote), never as row objects, so a
  * million votes stay small. Errors name the file, the line and the column.
  * Records held in memory (the app's live report) go through the same row checks as the files,
  * fed with the very fields the writer would put in them (buildBundle).
  */
+
+/** The trial kinds this analysis reads (items.csv `kind`, docs/analysis-spec.md §6). */
+export const ITEM_KINDS = ['pair', 'rating', 'ab'] as const;
+export type BundleItemKind = (typeof ITEM_KINDS)[number];
 
 export interface BundleItem {
   item_id: string;
@@ -27,10 +34,27 @@ export interface BundleItem {
    * empty, analysis-spec §4) expects the required score.
    */
   expected: 'a' | 'b' | number | null;
+  /**
+   * the item's trial kind, as items.csv's `kind` says; absent when items.csv has no such column
+   * (or the cell is empty): the kind is then inferred (itemKind). The writer writes the column
+   * when any item carries a kind.
+   */
+  kind?: BundleItemKind;
 }
 
+/** The item's kind: its own, or, for a bundle from before the `kind` column, `rating` where system_b is empty, else `pair`. */
+export const itemKind = (item: Pick<BundleItem, 'system_b' | 'kind'>): BundleItemKind => item.kind ?? (item.system_b === '' ? 'rating' : 'pair');
+
 /** A rating item has one system, the rated one, in system_a (analysis-spec §4). */
-export const isRatingItem = (item: Pick<BundleItem, 'system_b'>): boolean => item.system_b === '';
+export const isRatingItem = (item: Pick<BundleItem, 'system_b' | 'kind'>): boolean => itemKind(item) === 'rating';
+
+/** One row of stimuli.csv: a stimulus of an item, in the slot it fills (analysis-spec §6, MUSHRA). */
+export interface BundleStimulus {
+  item_id: string;
+  slot: string | number;
+  role: string;
+  system: string;
+}
 
 /** One row of ratings.csv: an integer score on the study's scale. */
 export interface BundleRating {
@@ -55,7 +79,8 @@ export interface BundleVote {
   item_id: string;
   listener_id: string;
   first: 'a' | 'b';
-  chosen: 'a' | 'b';
+  /** `tie` only on an ab item (no preference, when the study offers it) */
+  chosen: 'a' | 'b' | 'tie';
   /** further columns the app records (timestamps, play counts…), written after the four */
   extra?: Record<string, string | number | boolean | null>;
 }
@@ -91,6 +116,19 @@ export interface VoteColumns extends AnswerFacts {
   chosenA: Uint8Array;
 }
 
+/**
+ * The ties of an A/B study (votes.csv rows with chosen = tie), kept apart from VoteColumns so that
+ * every statistic of the votes leaves them out by construction; they count as the listener's
+ * answers (attention, the exclusion rules' facts) and in the report's `reliability.ties`.
+ */
+export interface TieColumns extends AnswerFacts {
+  length: number;
+  item: Int32Array;
+  listener: Int32Array;
+  /** 1 when the rendition of system a was offered first ("A") */
+  firstA: Uint8Array;
+}
+
 /** Facts the exclusion rules use, one per vote (rating), present when its file has the column; NaN (−1) = empty. */
 export interface AnswerFacts {
   responseMs?: Float64Array;
@@ -117,6 +155,8 @@ export interface Bundle {
   study: StudySettings | null;
   /** null when the bundle has no ratings.csv (a pair study) */
   ratings: RatingColumns | null;
+  /** votes.csv's ties (chosen = tie, ab items only); length 0 when there are none */
+  ties: TieColumns;
 }
 
 export interface ReadBundleOptions {
@@ -182,20 +222,52 @@ const ratingItemRow = z
     }
   });
 
-/** An items.csv row: a pair item, or, in a bundle with ratings.csv, a rating item (system_b empty). */
+/** items.csv's `kind` column: the last, after the spec's six (docs/analysis-spec.md §6). */
+const KIND_COLUMN = '7 (kind)';
+const SYSTEM_B_COLUMN = '4 (system_b)';
+
+/**
+ * An items.csv row. With a `kind` (the column's cell), the row must be an item of that kind: a
+ * pair or ab item names two systems, a rating item one (system_b empty), with or without
+ * ratings.csv. Without one (no column, or an empty cell) the row reads as before the column: a
+ * pair item, or, in a bundle with ratings.csv, a rating item where system_b is empty.
+ */
 function parseItem(fields: Fields, at: ColumnIndex, line: number, ratings: boolean): BundleItem | BundleError {
-  const plain = plainItem(fields, at);
-  if (plain) return plain;
+  const kindText = at.kind === undefined ? '' : fields[at.kind].trim();
+  if (kindText === '') return parseItemOfKind(fields, at, line, ratings ? null : 'pair');
+  if (!(ITEM_KINDS as readonly string[]).includes(kindText)) {
+    return new BundleError('items.csv', line, KIND_COLUMN,
+      `must be ${ITEM_KINDS.join(', ')} or empty (the kinds this analysis reads; empty = pair, or rating where system_b is empty), got "${kindText}"`, 'invalid kind');
+  }
+  const kind = kindText as BundleItemKind;
+  const item = parseItemOfKind(fields, at, line, kind === 'rating' ? 'rating' : 'pair', kind);
+  if (!(item instanceof BundleError)) item.kind = kind;
+  return item;
+}
+
+/**
+ * An items.csv row as a two-system item (`shape` pair: pair or ab), a rating item (`rating`), or
+ * either by its system_b (null: a bundle with ratings.csv and no kind).
+ */
+function parseItemOfKind(fields: Fields, at: ColumnIndex, line: number, shape: 'pair' | 'rating' | null, kind?: BundleItemKind): BundleItem | BundleError {
+  const systemB = fields[at.system_b].trim();
+  if (shape !== 'rating') {
+    const plain = plainItem(fields, at);
+    if (plain) return plain;
+  }
   const row = rowObject(fields, at);
-  const systemB = row.system_b.trim();
-  if (systemB !== '') {
+  if (systemB !== '' && shape !== 'rating') {
     const r = itemRow.safeParse(row);
     if (!r.success) return zodError('items.csv', line, r.error, COLUMNS['items.csv']);
     return { ...r.data, attention: r.data.attention === '1', expected: r.data.expected === '' ? null : r.data.expected };
   }
-  if (!ratings) {
-    return new BundleError('items.csv', line, `${COLUMNS['items.csv'].indexOf('system_b') + 1} (system_b)`,
-      'must not be empty (an empty system_b marks a rating item, and the bundle has no ratings.csv)', 'invalid system_b');
+  if (systemB !== '') {
+    return new BundleError('items.csv', line, SYSTEM_B_COLUMN, `must be empty for a rating item (kind rating rates one system, system_a), got "${systemB}"`, 'invalid system_b');
+  }
+  if (shape === 'pair') {
+    return new BundleError('items.csv', line, SYSTEM_B_COLUMN, kind
+      ? `must not be empty: a ${kind} item compares two systems, system_a and system_b`
+      : 'must not be empty (an empty system_b marks a rating item, and the bundle has no ratings.csv)', 'invalid system_b');
   }
   const r = ratingItemRow.safeParse(row);
   if (!r.success) return zodError('items.csv', line, r.error, COLUMNS['items.csv']);
@@ -220,7 +292,7 @@ const voteRow = z.object({
   item_id: nonEmpty,
   listener_id: nonEmpty,
   first: side,
-  chosen: side,
+  chosen: z.enum(['a', 'b', 'tie'], { error: 'must be a, b or tie (tie only on an ab item)' }),
 });
 
 const scoreRow = z.object({
@@ -262,7 +334,7 @@ function plainVote(fields: Fields, at: ColumnIndex): z.output<typeof voteRow> | 
   const chosen = fields[at.chosen];
   const item_id = fields[at.item_id].trim();
   const listener_id = fields[at.listener_id].trim();
-  if (item_id === '' || listener_id === '' || (first !== 'a' && first !== 'b') || (chosen !== 'a' && chosen !== 'b')) return null;
+  if (item_id === '' || listener_id === '' || (first !== 'a' && first !== 'b') || (chosen !== 'a' && chosen !== 'b' && chosen !== 'tie')) return null;
   return { item_id, listener_id, first, chosen };
 }
 
@@ -296,6 +368,9 @@ const COLUMNS = {
   'ratings.csv': ['item_id', 'listener_id', 'system', 'utterance_id', 'score'],
 } as const;
 type BundleFile = keyof typeof COLUMNS;
+/** stimuli.csv: written when given, not read (docs/analysis-spec.md §6: the MUSHRA analysis will use it). */
+const STIMULI_COLUMNS = ['item_id', 'slot', 'role', 'system'] as const;
+type WrittenFile = BundleFile | 'stimuli.csv';
 
 /** The further votes.csv (and ratings.csv) columns the exclusion rules read, when present (spec §2). */
 const VOTE_FACTS = ['response_ms', 'heard_to_end', 'seconds_listened', 'hidden_ms'] as const;
@@ -379,6 +454,8 @@ export class BundleBuilder {
   private readonly seen = new SeenPairs();
   private votes: VoteColumns = emptyVotes(1024);
   private readonly facts: FactLists = {};
+  private ties: TieColumns = emptyTies(0);
+  private readonly tieFacts: FactLists = {};
   private readonly ratingFacts: FactLists = {};
   private listenerTable: Map<string, BundleListener> | null = null;
   private study: StudySettings | null = null;
@@ -410,6 +487,8 @@ export class BundleBuilder {
     }
     this.itemIndex.set(item.item_id, this.items.length);
     this.items.push(item);
+    // A rating item that says its kind is a rating study's even before ratings.csv exists: no file = no ratings yet.
+    if (item.kind === 'rating') this.expectRatings();
     return true;
   }
 
@@ -432,11 +511,26 @@ export class BundleBuilder {
     if (isRatingItem(this.items[item])) {
       return this.reject(new BundleError('votes.csv', line, 'item_id', `item "${vote.item_id}" is a rating item (system_b empty in items.csv): its answers belong in ratings.csv`, 'vote on a rating item'));
     }
+    const tie = vote.chosen === 'tie';
+    if (tie && itemKind(this.items[item]) !== 'ab') {
+      return this.reject(new BundleError('votes.csv', line, '4 (chosen)',
+        `tie is an answer only on an ab item; item "${vote.item_id}" is a ${itemKind(this.items[item])} item (items.csv): must be a or b`, 'tie on a non-ab item'));
+    }
     const listener = this.listenerOf(vote.listener_id);
     // One exact integer per (item, listener); items are all known before the first vote.
     const key = listener * this.items.length + item;
     if (!this.seen.add(key)) {
       return this.reject(new BundleError('votes.csv', line, 'listener_id', `duplicate vote: listener "${vote.listener_id}" already voted on item "${vote.item_id}"`, 'duplicate (item, listener) vote'));
+    }
+    if (tie) {
+      let t = this.ties;
+      if (t.length === t.item.length) t = this.ties = growTies(t);
+      t.item[t.length] = item;
+      t.listener[t.length] = listener;
+      t.firstA[t.length] = vote.first === 'a' ? 1 : 0;
+      pushFacts(this.tieFacts, t.length, facts);
+      t.length++;
+      return true;
     }
     const v = this.votes;
     if (v.length === v.item.length) this.votes = grow(v);
@@ -536,9 +630,10 @@ export class BundleBuilder {
   build(): Bundle {
     const votes: VoteColumns = { ...this.votes, ...factArrays(this.facts, this.votes.length) };
     const ratings = this.ratings && { ...this.ratings, ...factArrays(this.ratingFacts, this.ratings.length) };
+    const ties: TieColumns = { ...this.ties, ...factArrays(this.tieFacts, this.ties.length) };
     return {
       items: this.items, listeners: this.listeners, votes, judgeScores: this.judgeScores, skipped: this.skipped,
-      listenerTable: this.listenerTable, study: this.study, ratings,
+      listenerTable: this.listenerTable, study: this.study, ratings, ties,
     };
   }
 }
@@ -571,6 +666,19 @@ function emptyVotes(capacity: number): VoteColumns {
     firstA: new Uint8Array(capacity),
     chosenA: new Uint8Array(capacity),
   };
+}
+
+function emptyTies(capacity: number): TieColumns {
+  return { length: 0, item: new Int32Array(capacity), listener: new Int32Array(capacity), firstA: new Uint8Array(capacity) };
+}
+
+function growTies(t: TieColumns): TieColumns {
+  const next = emptyTies(Math.max(1024, t.item.length * 2));
+  next.item.set(t.item);
+  next.listener.set(t.listener);
+  next.firstA.set(t.firstA);
+  next.length = t.length;
+  return next;
 }
 
 function grow(v: VoteColumns): VoteColumns {
@@ -681,7 +789,8 @@ export function buildBundle(records: BundleToWrite, options: ReadBundleOptions =
   // Items are checked as rating items only in a bundle with ratings, so say so before the items.
   if (records.ratings) builder.expectRatings();
   const handle = rowHandlers(builder);
-  for (const [file, table] of Object.entries(bundleTables(records)) as [BundleFile, Table][]) {
+  for (const [file, table] of Object.entries(bundleTables(records)) as [WrittenFile, Table][]) {
+    if (file === 'stimuli.csv') continue;
     if (file === 'listeners.csv') builder.hasListeners();
     const at = Object.fromEntries(table.header.map((c, i) => [c, i]));
     let line = 1;
@@ -719,7 +828,7 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
   if (existsSync(join(dir, 'ratings.csv'))) builder.expectRatings();
   const handle = rowHandlers(builder);
   const read = (file: BundleFile, optional?: readonly string[] | 'all') => readCsv(dir, file, builder, handle[file], optional, fast);
-  await read('items.csv');
+  await read('items.csv', ['kind']);
   // Only items.csv is required (docs/analysis-spec.md §1): without votes.csv there are no pair
   // votes, without judge_scores.csv no judges, and the report leaves their sections out.
   if (existsSync(join(dir, 'votes.csv'))) await read('votes.csv', VOTE_FACTS);
@@ -729,7 +838,7 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
     await read('listeners.csv', 'all');
   }
   // ratings.csv carries the same further facts as votes.csv (response time, listening, hidden time).
-  if (builder.hasRatings) await read('ratings.csv', VOTE_FACTS);
+  if (existsSync(join(dir, 'ratings.csv'))) await read('ratings.csv', VOTE_FACTS);
   return builder.build();
 }
 
@@ -857,6 +966,8 @@ export interface BundleToWrite {
   study?: StudySettings;
   /** a rating study's ratings; ratings.csv is written only when given */
   ratings?: Iterable<RatingToWrite>;
+  /** each item's stimuli (slot, role, system); stimuli.csv is written only when given */
+  stimuli?: Iterable<BundleStimulus>;
 }
 
 interface Table {
@@ -865,13 +976,20 @@ interface Table {
 }
 
 /** The CSV files of a bundle as header and rows of values (analysis-spec §1), in the order the spec lists them. */
-function bundleTables(bundle: BundleToWrite): Partial<Record<BundleFile, Table>> & Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', Table> {
+function bundleTables(bundle: BundleToWrite): Partial<Record<WrittenFile, Table>> & Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', Table> {
   const extra = bundle.extraVoteColumns ?? [];
   const more = bundle.extraListenerColumns ?? [];
+  // items.csv has its `kind` column when the items say their kind (an item without one gets the
+  // kind it is read as); items from before kinds are written as they always were.
+  const items = [...bundle.items];
+  const kinds = items.some((i) => i.kind !== undefined);
   return {
-    'items.csv': { header: COLUMNS['items.csv'], rows: map(bundle.items, (i) => [
-      i.item_id, i.utterance_id, i.system_a, i.system_b, i.attention ? 1 : 0, i.expected ?? '',
+    'items.csv': { header: kinds ? [...COLUMNS['items.csv'], 'kind'] : COLUMNS['items.csv'], rows: map(items, (i) => [
+      i.item_id, i.utterance_id, i.system_a, i.system_b, i.attention ? 1 : 0, i.expected ?? '', ...(kinds ? [itemKind(i)] : []),
     ]) },
+    ...(bundle.stimuli && {
+      'stimuli.csv': { header: STIMULI_COLUMNS, rows: map(bundle.stimuli, (x) => [x.item_id, x.slot, x.role, x.system]) },
+    }),
     'votes.csv': { header: [...COLUMNS['votes.csv'], ...extra], rows: map(bundle.votes, (v) => [
       v.item_id, v.listener_id, v.first, v.chosen, ...extra.map((c) => v.extra?.[c] ?? ''),
     ]) },
@@ -902,7 +1020,7 @@ export async function writeBundle(dir: string, bundle: BundleToWrite): Promise<v
   if (bundle.study) await writeFile(join(dir, 'study.json'), studyText(bundle.study));
 }
 
-export type BundleTexts = Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', string> & Partial<Record<'listeners.csv' | 'ratings.csv' | 'study.json', string>>;
+export type BundleTexts = Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', string> & Partial<Record<'listeners.csv' | 'ratings.csv' | 'stimuli.csv' | 'study.json', string>>;
 
 /**
  * The bundle's files in the spec's order, each as the pieces of its text (a CSV file line by line,

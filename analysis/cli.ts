@@ -105,8 +105,10 @@ async function main(): Promise<number> {
   });
   const notRun = Object.entries(report.listeners.not_run_by_reason);
   if (notRun.length) console.error(`note: rules not run for some listeners (facts missing from the bundle): ${notRun.map(([r, n]) => `${r} ${n}`).join(', ')}`);
-  // A rating study without pair votes has no Bradley–Terry ranking to warn about.
-  if (report.bradley_terry.error && (report.bradley_terry.comparisons > 0 || !report.ratings)) console.error(`warning: ${report.bradley_terry.error}`);
+  // A rating study without pair votes has no Bradley–Terry ranking to warn about, nor has a bundle without votes.
+  const unvoted = !report.ratings && report.reliability.votes === 0 && !report.reliability.ties?.votes;
+  if (unvoted) console.error('note: the bundle has no votes of retained listeners on its items (votes.csv absent or empty?): reliability, judges, calibration and ranking have nothing to compute');
+  else if (report.bradley_terry.error && (report.bradley_terry.comparisons > 0 || !report.ratings)) console.error(`warning: ${report.bradley_terry.error}`);
   if (report.input) console.error(`warning: skipped ${report.input.skipped_rows} invalid row(s): ${JSON.stringify(report.input.skipped_by_reason)}`);
   if (f.format === 'json') {
     const text = JSON.stringify(report, null, 2) + '\n';

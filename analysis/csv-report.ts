@@ -11,6 +11,8 @@ function csv(header: string[], rows: unknown[][]): string {
 
 export function reportCsvFiles(report: Report): Record<string, string> {
   const l = report.listeners;
+  // An A/B study's ties are a table of their own (ties.csv), not a cell of reliability.csv.
+  const { ties, ...reliability } = report.reliability;
   const files: Record<string, string> = {
     'listeners.csv': csv(['total', 'retained', 'attention_pass_rate'], [[l.total, l.retained, l.attention_pass_rate]]),
     'excluded.csv': csv(['listener_id', 'reason', 'reasons', 'correct', 'answered'],
@@ -18,7 +20,7 @@ export function reportCsvFiles(report: Report): Record<string, string> {
     'excluded_by_reason.csv': csv(['reason', 'excluded', 'not_run'],
       [...new Set([...Object.keys(l.excluded_by_reason), ...Object.keys(l.not_run_by_reason)])]
         .map((r) => [r, l.excluded_by_reason[r] ?? 0, l.not_run_by_reason[r] ?? 0])),
-    'reliability.csv': csv(Object.keys(report.reliability), [Object.values(report.reliability)]),
+    'reliability.csv': csv(Object.keys(reliability), [Object.values(reliability)]),
     'judges.csv': csv(['judge', 'n', 'n_delta_zero', 'agreement', 'ci95_lo', 'ci95_hi', 'cohen_kappa', 'p_value', 'bootstrap_ci95_lo', 'bootstrap_ci95_hi'],
       report.judges.map((j) => [j.judge, j.n, j.n_delta_zero, j.agreement, j.ci95?.[0], j.ci95?.[1], j.cohen_kappa, j.p_value, j.bootstrap_ci95?.[0], j.bootstrap_ci95?.[1]])),
     'buckets.csv': csv(['judge', 'bucket', 'lo', 'hi', 'n', 'agreement', 'ci95_lo', 'ci95_hi', 'p_value'],
@@ -37,9 +39,12 @@ export function reportCsvFiles(report: Report): Record<string, string> {
     'bradley_terry.csv': csv(['system', 'log_strength', 'se', 'ci95_lo', 'ci95_hi', 'rank', 'rank_ci', 'bootstrap_ci95_lo', 'bootstrap_ci95_hi'],
       report.bradley_terry.systems.map((s) => [s.system, s.log_strength, s.se, s.ci95[0], s.ci95[1], s.rank, s.rank_ci, s.bootstrap_ci95?.[0], s.bootstrap_ci95?.[1]])),
   };
+  if (ties) {
+    files['ties.csv'] = csv(['system_a', 'system_b', 'ties', 'votes'], ties.per_system_pair.map((p) => [p.system_a, p.system_b, p.ties, p.votes]));
+  }
   if (report.items) {
-    files['item_votes.csv'] = csv(['item_id', 'utterance_id', 'system_a', 'system_b', 'votes', 'votes_a', 'votes_b', 'majority', 'majority_share', 'split'],
-      report.items.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, i.votes, i.votes_a, i.votes_b, i.majority, i.majority_share, i.split]));
+    files['item_votes.csv'] = csv(['item_id', 'utterance_id', 'system_a', 'system_b', 'votes', 'votes_a', 'votes_b', 'majority', 'majority_share', 'split', ...(ties ? ['ties'] : [])],
+      report.items.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, i.votes, i.votes_a, i.votes_b, i.majority, i.majority_share, i.split, ...(ties ? [i.ties] : [])]));
   }
   const q = report.listener_quality;
   const pairs = q.some((x) => x.majority_items !== undefined);

@@ -50,6 +50,9 @@ export function attentionCounts(bundle: Bundle): { answered: Int32Array; correct
     answered[l]++;
     if ((votes.chosenA[v] === 1) === (item.expected === 'a')) correct[l]++;
   }
+  // An A/B attention check expects the undegraded side: a tie on it is answered, and wrong.
+  const { ties } = bundle;
+  for (let t = 0; t < ties.length; t++) if (items[ties.item[t]].attention) answered[ties.listener[t]]++;
   countRatingAttention(bundle, answered, correct);
   return { answered, correct };
 }
@@ -136,16 +139,17 @@ export function minListenerCorrelation(min: number, correlations: ReadonlyMap<st
 
 /**
  * Per listener who answered: median response time, listening-requirement violations, total hidden
- * time (each over the listener's votes and ratings that carry the fact; null when none does or the
+ * time (each over the listener's votes, ties and ratings that carry the fact; null when none does or the
  * column is absent) and the screening outcome (null when listeners.csv lacks it).
  */
 export function listenerFacts(bundle: Bundle, listening: ListeningRequirement = { mode: 'whole' }): Map<string, ListenerFacts> {
-  const { votes, ratings, listeners } = bundle;
+  const { votes, ratings, ties, listeners } = bundle;
   const times: number[][] = listeners.map(() => []);
   const violations = new Int32Array(listeners.length).fill(-1);
   const hidden = new Float64Array(listeners.length).fill(NaN);
-  // A rating study's answers carry the same facts as a pair study's votes (ratings.csv's further columns).
-  for (const answers of ratings ? [votes, ratings] : [votes]) {
+  // A rating study's answers carry the same facts as a pair study's votes (ratings.csv's further
+  // columns); an A/B study's ties are answers of the listener like their choices.
+  for (const answers of ratings ? [votes, ratings, ties] : [votes, ties]) {
     const met = (v: number): boolean | null => {
       if (listening.mode === 'whole') return answers.heardToEnd && answers.heardToEnd[v] >= 0 ? answers.heardToEnd[v] === 1 : null;
       const s = answers.secondsListened?.[v];

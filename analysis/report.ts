@@ -1,6 +1,6 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
 import type { BucketPoint } from '../figures/BucketChart';
-import { isRatingItem, type Bundle } from './bundle';
+import { isRatingItem, itemKind, type Bundle } from './bundle';
 import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule } from './exclusion';
 import { seededRandom } from './random';
 import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from './ratings';
@@ -18,6 +18,7 @@ import { majorityAgreement } from './stats/majority-agreement';
 import { meanPairwiseAgreement } from './stats/mean-pairwise-agreement';
 import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
 import { spearmanRho } from './stats/spearman';
+import { tieCounts, type TieCounts } from './stats/tie-counts';
 import { Z95, wilsonInterval } from './stats/wilson-interval';
 
 /**
@@ -25,6 +26,9 @@ import { Z95, wilsonInterval } from './stats/wilson-interval';
  * judge-vs-majority agreement per judge (overall, by |Δ| bucket, logistic calibration), and the
  * Bradley–Terry ranking of systems from the votes alone, compared with each judge's ranking;
  * then the per-item table of the pair items and the per-listener quality view (docs/reports.md).
+ * An A/B study (items of kind ab, §6) gets this very analysis of its votes: its ties are kept
+ * out of the vote columns by the reader, so no statistic sees them, and are counted in
+ * `reliability.ties`.
  * Everything works on typed arrays and aggregated counts: votes are touched a few times in
  * linear passes; BT and the calibration see only per-pair / per-item tables.
  */
@@ -126,6 +130,8 @@ export interface Report {
     split: number;
     /** the a/b labelling α and Fleiss' κ are computed on (they depend on it, BP κ does not) */
     coding: string;
+    /** an A/B study's ties (retained listeners, non-attention items), which no statistic above counts; absent without ab items */
+    ties?: TieCounts;
   };
   judges: JudgeReport[];
   bradley_terry: {
@@ -167,6 +173,8 @@ export interface PairItemRow {
   /** votes for the more chosen caption / votes; null without votes */
   majority_share: number | null;
   split: SplitClass | null;
+  /** an A/B item's ties (retained listeners), which `votes` leaves out; absent on other items */
+  ties?: number;
 }
 
 /**
@@ -180,7 +188,7 @@ export interface ListenerQuality {
   retained: boolean;
   /** the exclusion rules the listener failed (empty when retained) */
   reasons: string[];
-  /** answers on non-attention items (votes and ratings) */
+  /** answers on non-attention items (votes, ties and ratings) */
   answers: number;
   attention_answered: number;
   attention_correct: number;
@@ -305,6 +313,9 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     u++;
   }
 
+  // ---- an A/B study's ties per item (retained listeners, non-attention items); null without ab items ----
+  const itemTies = tiesPerItem(bundle, retained, attention);
+
   // ---- reliability ----
   const itemStart = new Int32Array(nItems + 1);
   for (let i = 0; i < nItems; i++) itemStart[i + 1] = itemStart[i] + nTotal[i];
@@ -335,6 +346,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     mean_pairwise_agreement: meanPairwiseAgreement(itemStart, csrListener, csrLabel, nListeners),
     ...splits,
     coding: abCoding(bundle),
+    ...(itemTies && { ties: abTies(bundle, itemTies, nTotal) }),
   };
 
   // ---- human majority: 1 = a, 0 = b, −1 = none ----
@@ -459,7 +471,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   }
   // A rating-only study has no pair items: no pair table, not an empty one.
   const hasPairs = !bundle.ratings || items.some((item) => !isRatingItem(item) && !item.attention);
-  if (hasPairs) report.items = pairItemRows(bundle, attention, nA, nTotal, majority, splitThreshold);
+  if (hasPairs) report.items = pairItemRows(bundle, attention, nA, nTotal, majority, splitThreshold, itemTies);
   report.listener_quality = listenerQuality(bundle, {
     retained, excluded, answered, correct, pairs: hasPairs ? { attention, nA, nTotal } : null,
   });
@@ -477,7 +489,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
 
 /** The per-item table of the pair items (non-attention), in items.csv order. */
 function pairItemRows(
-  bundle: Bundle, attention: Uint8Array, nA: Int32Array, nTotal: Int32Array, majority: Int8Array, splitThreshold: number,
+  bundle: Bundle, attention: Uint8Array, nA: Int32Array, nTotal: Int32Array, majority: Int8Array, splitThreshold: number, itemTies: Int32Array | null,
 ): PairItemRow[] {
   const rows: PairItemRow[] = [];
   bundle.items.forEach((item, i) => {
@@ -495,6 +507,7 @@ function pairItemRows(
       majority: majority[i] === 1 ? 'a' : majority[i] === 0 ? 'b' : null,
       majority_share: nTotal[i] > 0 ? Math.max(a, b) / nTotal[i] : null,
       split: splitClass(a, b, splitThreshold),
+      ...(itemTies && itemKind(item) === 'ab' && { ties: itemTies[i] }),
     });
   });
   return rows;
@@ -538,6 +551,9 @@ function listenerQuality(bundle: Bundle, d: {
   }
   const ratings = bundle.ratings;
   if (ratings) for (let x = 0; x < ratings.length; x++) if (!items[ratings.item[x]].attention) answers[ratings.listener[x]]++;
+  // A tie is one of the listener's answers, though no agreement figure counts it.
+  const { ties } = bundle;
+  for (let t = 0; t < ties.length; t++) if (!items[ties.item[t]].attention) answers[ties.listener[t]]++;
   const correlations = ratings ? ratingListenerCorrelations(bundle) : null;
   const facts = listenerFacts(bundle);
   const reasons = new Map(d.excluded.map((e) => [e.listener_id, e.reasons]));
@@ -571,6 +587,30 @@ function listenerQuality(bundle: Bundle, d: {
     }
     return row;
   });
+}
+
+/** Per item, the ties of retained listeners on it when it is not an attention check; null in a study without ab items. */
+function tiesPerItem(bundle: Bundle, retained: Uint8Array, attention: Uint8Array): Int32Array | null {
+  const { items, ties } = bundle;
+  if (!items.some((item) => itemKind(item) === 'ab')) return null;
+  const tiesOf = new Int32Array(items.length);
+  for (let t = 0; t < ties.length; t++) if (retained[ties.listener[t]] && !attention[ties.item[t]]) tiesOf[ties.item[t]]++;
+  return tiesOf;
+}
+
+/**
+ * `reliability.ties` of a study with ab items: per system pair of its non-attention ab items, the
+ * retained listeners' votes (ties included; nTotal counts the others) and ties.
+ */
+function abTies(bundle: Bundle, tiesOf: Int32Array, nTotal: Int32Array): TieCounts {
+  const { items } = bundle;
+  const abItems = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (itemKind(item) !== 'ab' || item.attention) continue;
+    abItems.push({ systemA: item.system_a, systemB: item.system_b, votes: nTotal[i] + tiesOf[i], ties: tiesOf[i] });
+  }
+  return tieCounts(abItems);
 }
 
 /** The labels of α and κ in words: the chosen caption as items.csv orients it, and how it was oriented. */

@@ -16,21 +16,23 @@ const flags = z.object({
   seed: count(0).default(1),
   'ratings-per-item': count(1).optional(),
   'position-bias': z.coerce.number().finite().default(0.2),
-  kind: z.enum(['pair', 'rating']).default('pair'),
+  kind: z.enum(['pair', 'rating', 'ab']).default('pair'),
+  'tie-rate': z.coerce.number().min(0).max(1).default(0.15),
   'listener-bias': z.coerce.number().min(0).default(0.4),
   'rating-noise': z.coerce.number().min(0).default(0.7),
   out: z.string().min(1, 'is required: the bundle directory to write'),
 }).strict();
 
-const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating] [--systems 14] [--items 100] [--listeners 15]
+const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating|ab] [--systems 14] [--items 100] [--listeners 15]
   [--careless 2] [--careless-passing 0] [--attention 8] [--seed 1] [--ratings-per-item N]
-  pair studies: [--position-bias 0.2]   rating studies: [--listener-bias 0.4] [--rating-noise 0.7]
+  pair and ab studies: [--position-bias 0.2]   ab studies: [--tie-rate 0.15] (0: no "no preference" offered)
+  rating studies: [--listener-bias 0.4] [--rating-noise 0.7]
 Writes a bundle (as npm run export does) from known truth, and the truth in <dir>/truth.json.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = commandLine(
     process.argv.slice(2),
-    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise']
+    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise', 'tie-rate']
       .map((k) => [k, { type: 'string' as const }])),
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -61,10 +63,12 @@ async function main(): Promise<number> {
   const study = simulate({
     systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, carelessPassing: f['careless-passing'], attention: f.attention,
     seed: f.seed, ratingsPerItem: f['ratings-per-item'], positionBias: f['position-bias'],
+    ...(f.kind === 'ab' && { kind: 'ab' as const, tieRate: f['tie-rate'] }),
   });
   await writeBundle(f.out, { ...study, extraVoteColumns: ['response_ms'] });
   await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
-  console.log(`wrote ${f.out}: ${study.items.length} items, ${study.votes.length} votes, ${study.judgeScores.length} judge scores (truth in truth.json)`);
+  const ties = study.votes.filter((v) => v.chosen === 'tie').length;
+  console.log(`wrote ${f.out}: ${study.items.length}${f.kind === 'ab' ? ' A/B' : ''} items, ${study.votes.length} votes${f.kind === 'ab' ? ` (${ties} ties)` : ''}, ${study.judgeScores.length} judge scores (truth in truth.json)`);
   return 0;
 }
 

@@ -1,5 +1,6 @@
 import type { BundleItem, BundleRating, BundleVote, JudgeScore } from './bundle';
 import { normal, seededRandom } from './random';
+import { abRespondent, chosenSide } from './simulate-ab';
 
 /**
  * A seeded study simulator that writes bundles from known truth, so the analysis can be checked
@@ -11,6 +12,14 @@ import { normal, seededRandom } from './random';
  * latent quality θ_system + N(0, captionNoise²); each judge run scores it as
  * round(5.5 + 1.5·quality + judge bias + N(0, runNoise²)) clamped to 1–10, so judge scores are
  * correlated with the truth without being it.
+ *
+ * `kind: 'ab'` makes the same study an A/B preference test between systems' renditions
+ * (docs/analysis-spec.md §6): items of kind ab, listeners answering as simulate-ab.ts's
+ * respondent (ties with probability up to `tieRate`, none when it is 0: a study without "no
+ * preference"), attention checks pitting a clean rendition against a degraded one (expected = the
+ * clean side), and the judges automatic quality predictors of each rendition: score =
+ * 3 + 0.8·quality + 0.3·judge bias + 0.25·N(0, runNoise²) clamped to 1–5 (a MOS scale), to 3
+ * decimals, by default 2 predictors × 1 run. The draws of a pair study are unchanged.
  */
 export interface SimulateOptions {
   systems: number;
@@ -33,13 +42,17 @@ export interface SimulateOptions {
   attentiveAccuracy?: number;
   /** how many of the careless listeners answer attention checks like attentive ones (default 0) */
   carelessPassing?: number;
+  /** a caption-pair study (default) or an A/B preference study between renditions */
+  kind?: 'pair' | 'ab';
+  /** ab: the largest chance of a tie, between equal systems (default 0.15; 0 = no tie offered) */
+  tieRate?: number;
 }
 
 export interface SimulatedStudy {
   items: BundleItem[];
   votes: BundleVote[];
   judgeScores: JudgeScore[];
-  truth: { theta: Record<string, number>; careless: string[]; carelessPassing: string[]; positionBias: number };
+  truth: { theta: Record<string, number>; careless: string[]; carelessPassing: string[]; positionBias: number; tieRate?: number };
 }
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
@@ -61,9 +74,11 @@ function roster(o: { listeners: number; careless: number; carelessPassing?: numb
 
 export function simulate(o: SimulateOptions): SimulatedStudy {
   const random = seededRandom(o.seed);
+  const ab = o.kind === 'ab';
+  const tieRate = ab ? (o.tieRate ?? 0.15) : 0;
   const positionBias = o.positionBias ?? 0.2;
-  const judges = o.judges ?? 3;
-  const runs = o.runs ?? 3;
+  const judges = o.judges ?? (ab ? 2 : 3);
+  const runs = o.runs ?? (ab ? 1 : 3);
   const missingRuns = o.missingRuns ?? 0;
   const captionNoise = o.captionNoise ?? 0.5;
   const runNoise = o.runNoise ?? 0.4;
@@ -71,7 +86,7 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
   if (o.systems < 2) throw new RangeError('simulate needs at least 2 systems');
   if (o.careless > o.listeners) throw new RangeError('more careless listeners than listeners');
 
-  const systemNames = Array.from({ length: o.systems }, (_, s) => (s === 0 ? 'oracle' : `system-${pad(s, 2)}`));
+  const systemNames = Array.from({ length: o.systems }, (_, s) => (ab ? `tts-${pad(s + 1, 2)}` : s === 0 ? 'oracle' : `system-${pad(s, 2)}`));
   // Sorted so the oracle captions are the strongest system, as in the reference study.
   const raw = systemNames.map(() => normal(random)).sort((a, b) => b - a);
   const mean = raw.reduce((a, b) => a + b, 0) / raw.length;
@@ -81,7 +96,11 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
   const itemSystems: Array<[number, number]> = [];
   const judgeScores: JudgeScore[] = [];
   const judgeBias = Array.from({ length: judges }, () => 0.5 * normal(random));
-  const judgeNames = Array.from({ length: judges }, (_, j) => `judge-${j + 1}`);
+  const judgeNames = Array.from({ length: judges }, (_, j) => (ab ? `mos-predictor-${j + 1}` : `judge-${j + 1}`));
+  const judgeScore = ab
+    ? (quality: number, j: number) => Math.round(1000 * Math.min(5, Math.max(1, 3 + 0.8 * quality + 0.3 * judgeBias[j] + 0.25 * runNoise * normal(random)))) / 1000
+    : (quality: number, j: number) => Math.min(10, Math.max(1, Math.round(5.5 + 1.5 * quality + judgeBias[j] + runNoise * normal(random))));
+  const kind = ab ? { kind: 'ab' as const } : {};
   const idWidth = String(o.items + o.attention).length;
   for (let i = 0; i < o.items; i++) {
     // Cycle the first system so every system appears; draw its opponent at random.
@@ -90,39 +109,53 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
     if (b >= a) b++;
     const [sa, sb] = random() < 0.5 ? [a, b] : [b, a];
     const utterance = `utt-${pad(i + 1, idWidth)}`;
-    items.push({ item_id: `item-${pad(i + 1, idWidth)}`, utterance_id: utterance, system_a: systemNames[sa], system_b: systemNames[sb], attention: false, expected: null });
+    items.push({ item_id: `item-${pad(i + 1, idWidth)}`, utterance_id: utterance, system_a: systemNames[sa], system_b: systemNames[sb], attention: false, expected: null, ...kind });
     itemSystems.push([sa, sb]);
     for (const s of [sa, sb]) {
       const quality = theta[s] + captionNoise * normal(random);
       for (let j = 0; j < judges; j++) {
         for (let r = 1; r <= runs; r++) {
-          const score = Math.round(5.5 + 1.5 * quality + judgeBias[j] + runNoise * normal(random));
+          const score = judgeScore(quality, j);
           // Drawn only when runs may be missing, so seeded studies without them stay as they were.
           if (missingRuns > 0 && random() < missingRuns) continue;
-          judgeScores.push({ utterance_id: utterance, system: systemNames[s], judge: judgeNames[j], run: String(r), score: Math.min(10, Math.max(1, score)) });
+          judgeScores.push({ utterance_id: utterance, system: systemNames[s], judge: judgeNames[j], run: String(r), score });
         }
       }
     }
   }
   for (let c = 0; c < o.attention; c++) {
+    const expected = random() < 0.5 ? 'a' : 'b';
+    // An A/B check's expected side is the clean rendition, the other a degraded copy of it.
+    const [systemA, systemB] = !ab ? ['check-true', 'check-inverted'] : expected === 'a' ? ['check-clean', 'check-degraded'] : ['check-degraded', 'check-clean'];
     items.push({
       item_id: `check-${pad(c + 1, 2)}`, utterance_id: `check-utt-${pad(c + 1, 2)}`,
-      system_a: 'check-true', system_b: 'check-inverted', attention: true, expected: random() < 0.5 ? 'a' : 'b',
+      system_a: systemA, system_b: systemB, attention: true, expected, ...kind,
     });
   }
 
   const { listenerIds, carelessSet, passingSet, careless: carelessIds, passing } = roster(o, random);
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const votes: BundleVote[] = [];
+  // An A/B listener answers as the shared respondent, drawing from the study's generator.
+  const respondents = ab ? listenerIds.map((_, l) => abRespondent(random, {
+    careless: carelessSet.has(l), passesChecks: passingSet.has(l), tieRate, positionBias, accuracy,
+  })) : [];
   const vote = (item: BundleItem, l: number, pA: number | null, expected: BundleItem['expected']) => {
     const firstA = random() < 0.5;
     const careless = carelessSet.has(l);
-    let chooseA: boolean;
-    if (careless && !(expected && passingSet.has(l))) chooseA = random() < 0.5;
-    else if (expected) chooseA = (random() < accuracy) === (expected === 'a');
-    else chooseA = random() < 1 / (1 + Math.exp(-(pA! + (firstA ? positionBias : -positionBias))));
+    let chosen: BundleVote['chosen'];
+    if (ab) {
+      const answer = respondents[l]({
+        tie: tieRate > 0,
+        gap: pA === null ? 0 : firstA ? pA : -pA,
+        ...(expected && { expected: (expected === 'a') === firstA ? 'A' as const : 'B' as const }),
+      });
+      chosen = chosenSide(answer, firstA ? 'a' : 'b');
+    } else if (careless && !(expected && passingSet.has(l))) chosen = random() < 0.5 ? 'a' : 'b';
+    else if (expected) chosen = (random() < accuracy) === (expected === 'a') ? 'a' : 'b';
+    else chosen = random() < 1 / (1 + Math.exp(-(pA! + (firstA ? positionBias : -positionBias)))) ? 'a' : 'b';
     votes.push({
-      item_id: item.item_id, listener_id: listenerIds[l], first: firstA ? 'a' : 'b', chosen: chooseA ? 'a' : 'b',
+      item_id: item.item_id, listener_id: listenerIds[l], first: firstA ? 'a' : 'b', chosen,
       extra: { response_ms: Math.round(careless ? 600 + 600 * random() : 2500 + 5000 * random()) },
     });
   };
@@ -144,6 +177,7 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
       careless: carelessIds,
       carelessPassing: passing,
       positionBias,
+      ...(ab && { tieRate }),
     },
   };
 }

@@ -52,6 +52,11 @@ export function degradedSystem(system: string): string {
   return `${DEGRADED_PREFIX}${system}`;
 }
 
+/** The system whose renditions a degraded system's are copies of; null for any other system. */
+export function cleanSystemOf(system: string): string | null {
+  return system.startsWith(DEGRADED_PREFIX) ? system.slice(DEGRADED_PREFIX.length) : null;
+}
+
 export interface Pcm {
   /** One array of samples in [-1, 1] per channel. */
   channels: Float32Array[];

@@ -8,7 +8,7 @@ import { HEADPHONE_CHECKS, MAX_STIMULI, SCREENING_RULES, TRIAL_PROBLEMS, UPCOMIN
 import { StudyId, StudyStatus } from './common';
 import { Language, ListeningRequirement, Screening } from './study-definition';
 import { Question } from './questionnaire';
-import { answerFields, Trial, TrialSettings } from './trials';
+import { answerFields, answerOf, Trial, TrialSettings } from './trials';
 
 export { AnswersAck, AnswersBody } from './questionnaire';
 
@@ -144,7 +144,7 @@ export const VoteBody = z
       ctx.addIssue({
         code: 'custom',
         path: [given[1] ?? ANSWER_KEYS[0]],
-        message: `a vote carries one answer: ${ANSWER_KEYS.join(' (a caption pair) or ')} (a rating)${given.length ? `, not ${given.join(' and ')}` : ''}`,
+        message: `a vote carries one answer: ${ANSWER_KEYS.map((key) => `${key} (${answerOf[key]})`).join(' or ')}${given.length ? `, not ${given.join(' and ')}` : ''}`,
       });
   });
 export type VoteBody = z.infer<typeof VoteBody>;

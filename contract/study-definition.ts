@@ -9,6 +9,10 @@ import { LANGUAGES, SCREENINGS } from './constants';
 import { Questions } from './questionnaire';
 import { TrialSettings, type RatingSettings } from './trials';
 import { RATING_POINTS } from '../trials/rating/contract';
+import { AB_ITEM_CONFIG } from '../trials/ab/contract';
+import { ExplicitItem, ItemsConfig, SampleConfig, SystemName, Text, UtteranceFilter, UtteranceId } from './study-items';
+
+export { ExplicitItem, ItemsConfig, SampleConfig, UtteranceFilter };
 
 export type ListeningRequirement = z.infer<typeof ListeningRequirement>;
 
@@ -18,11 +22,8 @@ export const Screening = z.enum(SCREENINGS);
 export const Language = z.enum(LANGUAGES);
 export type Language = z.infer<typeof Language>;
 
-const Text = z.string().min(1, 'must not be empty');
 const Markdown = Text.describe('Markdown');
 const RelativePath = Text.describe('a path, relative to the study folder unless absolute');
-const SystemName = Text.describe('a captioning system name as imported into the manifest');
-const UtteranceId = Text.describe('an utterance id from the manifest, e.g. metaset:ears/p026/emo_relief_freeform.wav');
 /** Judge runs are labels ("1", "run-2"); YAML users naturally write a bare number. */
 const RunLabel = z.union([Text, z.number().int()]);
 
@@ -64,48 +65,6 @@ export const StudySource = z.discriminatedUnion('kind', [
     .refine((s) => s.system === undefined || s.dir !== undefined, { message: 'system is for a dir of one system\u2019s files; a list names the system per row', path: ['system'] }),
 ]);
 export type StudySource = z.infer<typeof StudySource>;
-
-/** Which utterances a sampler or generator may draw from; all conditions must hold. */
-export const UtteranceFilter = z
-  .object({
-    corpus: Text.optional(),
-    ids: z.array(UtteranceId).min(1).optional(),
-    /** Matches on the utterance's labels JSON (text ignoring case), e.g. { source: VCTK }. */
-    labels: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-  })
-  .strict();
-export type UtteranceFilter = z.infer<typeof UtteranceFilter>;
-
-export const ExplicitItem = z.object({ utterance: UtteranceId, systemA: SystemName, systemB: SystemName }).strict();
-
-export const SampleConfig = z
-  .object({
-    mode: z.literal('sample'),
-    count: z.number().int().positive(),
-    /** Systems whose captions are paired; an entry ending in * matches every system with that prefix. */
-    systems: z.array(SystemName).min(1),
-    utterances: UtteranceFilter.optional(),
-    /** Only pairs that include this system (e.g. a gold plan against each counterfactual). */
-    anchorSystem: SystemName.optional(),
-    /** Every system appears in at least this many items (k). */
-    minPerSystem: z.number().int().nonnegative().default(1),
-    /** Judge whose |Δ| the items are stratified over: a judge name, `ensemble` (mean of all judge×run rows) or `none`. */
-    judge: Text.default('ensemble'),
-    /** Equal-width |Δ| buckets over the observed range. */
-    buckets: z.number().int().min(1).max(20).default(5),
-    /** Weight of the smallest-|Δ| bucket (near-ties) relative to each other bucket; 1 = no over-sampling. */
-    nearTieWeight: z.number().min(1).max(20).default(2),
-    /** How many items may share one utterance. */
-    maxPerUtterance: z.number().int().positive().default(1),
-  })
-  .strict();
-export type SampleConfig = z.infer<typeof SampleConfig>;
-
-export const ItemsConfig = z.discriminatedUnion('mode', [
-  z.object({ mode: z.literal('explicit'), list: z.array(ExplicitItem).min(1) }).strict(),
-  SampleConfig,
-]);
-export type ItemsConfig = z.infer<typeof ItemsConfig>;
 
 /** A clip with one right and one wrong description (attention checks and practice trials). */
 export const KnownAnswer = z.object({ utterance: UtteranceId, correct: Text, wrong: Text }).strict();
@@ -163,6 +122,7 @@ export type RatingAttentionConfig = z.infer<typeof RatingAttentionConfig>;
 const ITEM_CONFIGS = {
   pair: { items: ItemsConfig, attentionChecks: AttentionConfig.optional(), practice: z.array(KnownAnswer).default([]) },
   rating: { items: RatingItemsConfig, attentionChecks: RatingAttentionConfig.optional(), practice: z.array(KnownScore).default([]) },
+  ab: AB_ITEM_CONFIG,
 } as const;
 type ItemConfigKind = keyof typeof ITEM_CONFIGS;
 type ItemConfigOf<K extends ItemConfigKind> = { [P in keyof (typeof ITEM_CONFIGS)[K]]: z.output<(typeof ITEM_CONFIGS)[K][P]> };
@@ -522,7 +482,8 @@ export const StudyDefinition = z
     type Common = Omit<typeof d, 'trial' | 'items' | 'attentionChecks' | 'practice'> & typeof texts;
     return { ...d, ...texts, ...config } as
       | (Common & { trial: Extract<TrialSettings, { kind: 'pair' }> } & ItemConfigOf<'pair'>)
-      | (Common & { trial: RatingSettings } & ItemConfigOf<'rating'>);
+      | (Common & { trial: RatingSettings } & ItemConfigOf<'rating'>)
+      | (Common & { trial: Extract<TrialSettings, { kind: 'ab' }> } & ItemConfigOf<'ab'>);
   });
 export type StudyDefinition = z.infer<typeof StudyDefinition>;
 export type StudyDefinitionInput = z.input<typeof StudyDefinition>;

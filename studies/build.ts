@@ -22,6 +22,7 @@ import type { ItemKind } from '../contract/constants';
 import { studyStore } from './store';
 import { clipsOf, systemsOf, type Stimulus } from './stimuli';
 import { renditionStore } from '../audio-manifest/rendition-store';
+import { cleanSystemOf } from '../audio-manifest/degrade';
 
 /** An item's role: an ordinary trial of the study's kind, an attention check or a practice trial. */
 
@@ -63,6 +64,11 @@ export interface PlanScope {
   material: StudyMaterial;
   /** The clip id of an audio file (null: not imported). Validate passes a placeholder: it writes nothing. */
   clipOf(audio: string): string | null;
+  /**
+   * The clip of the degraded copy of a rendition (audio-manifest/degrade.ts), made when the rendition
+   * was imported (null, or absent: not made). Validate imports nothing and passes a placeholder.
+   */
+  degradedOf?(utteranceId: string, system: string, audio: string): string | null;
 }
 
 /** The utterances, captions and judge scores the build may use, and its questions about them. */
@@ -73,6 +79,8 @@ export class ManifestView {
   private readonly scores: ScoreRow[];
   /** System audio of an utterance: its clip id (null: the file is not imported), by captionKey(utterance, system). */
   private readonly renditions: (utteranceId: string, system: string) => string | null;
+  /** The systems that have audio of some utterance (renditions), for kinds that play systems' audio. */
+  readonly renditionSystems: Set<string>;
   /** What problems say the build looked in. */
   readonly name: string;
 
@@ -90,8 +98,14 @@ export class ManifestView {
       }
       captions = scope.material.captions.filter((c) => c.task === task);
       this.scores = scope.material.judgeScores;
-      const renditions = new Map([...scope.material.renditions.values()].map((r) => [captionKey(r.utteranceId, r.system), scope.clipOf(r.audio)]));
-      this.renditions = (utteranceId, system) => renditions.get(captionKey(utteranceId, system)) ?? null;
+      const renditions = new Map([...scope.material.renditions.values()].map((r) => [captionKey(r.utteranceId, r.system), r.audio]));
+      this.renditions = (utteranceId, system) => {
+        const clean = cleanSystemOf(system);
+        const audio = renditions.get(captionKey(utteranceId, clean ?? system));
+        if (audio === undefined) return null;
+        return clean === null ? scope.clipOf(audio) : (scope.degradedOf?.(utteranceId, clean, audio) ?? null);
+      };
+      this.renditionSystems = new Set([...scope.material.renditions.values()].map((r) => r.system));
     } else {
       const store = studyStore(db);
       for (const r of store.manifestUtterances()) {
@@ -102,6 +116,7 @@ export class ManifestView {
       this.scores = store.manifestJudgeScores();
       const renditions = renditionStore(db);
       this.renditions = (utteranceId, system) => renditions.find(utteranceId, system);
+      this.renditionSystems = new Set(renditions.perSystem().map((r) => r.system));
     }
     if (corpusRenditions) {
       for (const u of this.utterances.values()) if (u.clipId !== null) captions.push({ utteranceId: u.id, system: u.corpus, text: '' });
@@ -110,9 +125,10 @@ export class ManifestView {
     this.systems = new Set(captions.map((c) => c.system));
   }
 
-  /** "system x is not in the study's sources (task t has: a, b)": a problem that names what there is instead. */
-  unknownSystem(system: string): string {
-    const known = [...this.systems].sort();
+  /** "system x is not in the study's sources (task t has: a, b)": a problem that names what there is instead (`audio`: systems with renditions). */
+  unknownSystem(system: string, audio = false): string {
+    const known = [...(audio ? this.renditionSystems : this.systems)].sort();
+    if (audio) return `system ${system} has no renditions in ${this.name} (${known.length === 0 ? 'no system has any; import them with npm run manifest -- renditions, or a renditions source' : `systems with renditions: ${known.slice(0, 20).join(', ')}${known.length > 20 ? ` and ${known.length - 20} more` : ''}`})`;
     const listed = known.length === 0 ? 'no systems' : `systems ${known.slice(0, 20).join(', ')}${known.length > 20 ? ` and ${known.length - 20} more` : ''}`;
     return `system ${system} is not in ${this.name} (task ${this.task} has ${listed})`;
   }
@@ -195,7 +211,9 @@ export interface PlanContext {
   /** The system's caption of the utterance; a problem at `path` when there is none. */
   captionOf(utteranceId: string, system: string, path: FieldPath): string | undefined;
   /** A sample config's systems with `name*` patterns resolved; unknown ones and utterance ids are problems at their lines. */
-  sampledSystems(config: { systems: readonly string[]; utterances?: UtteranceFilter }): string[];
+  sampledSystems(config: { systems: readonly string[]; utterances?: UtteranceFilter }, audio?: boolean): string[];
+  /** The clip of the system's rendition of the utterance; a problem at `path` when there is none. */
+  renditionOf(utteranceId: string, system: string, path: FieldPath): string | undefined;
   /** The utterances a sample draws from: the filter's with a clip, less the practice clips and the attention checks' (listed, or generated before sampling). */
   samplePool(filter: UtteranceFilter | undefined, checks: readonly { utteranceId: string; clipId: string }[]): { id: string }[];
   /** Sampling that cannot be satisfied: a problem at the sample setting it names. */
@@ -237,13 +255,26 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       }
       return text;
     },
-    sampledSystems(config) {
-      const resolved = resolveSystems(config.systems, manifest.systems);
+    sampledSystems(config, audio = false) {
+      const resolved = resolveSystems(config.systems, audio ? manifest.renditionSystems : manifest.systems);
       config.systems.forEach((p, i) => {
-        if (resolved.get(p)!.length === 0) problem(['items', 'systems', i], manifest.unknownSystem(p));
+        if (resolved.get(p)!.length === 0) problem(['items', 'systems', i], manifest.unknownSystem(p, audio));
       });
       config.utterances?.ids?.forEach((id, i) => context.clipOf(id, ['items', 'utterances', 'ids', i]));
       return [...new Set([...resolved.values()].flat())];
+    },
+    renditionOf(utteranceId, system, path) {
+      if (!manifest.utterance(utteranceId)) {
+        problem(path.slice(0, -1).concat('utterance'), `utterance ${utteranceId} is not in ${manifest.name}`);
+        return undefined;
+      }
+      const clip = manifest.rendition(utteranceId, system);
+      if (clip === null) {
+        problem(path, manifest.renditionSystems.has(system)
+          ? `system ${system} has no rendition of ${utteranceId} (its renditions: a ${system}/ file named after the utterance, or a list row)`
+          : manifest.unknownSystem(system, true));
+      }
+      return clip ?? undefined;
     },
     samplePool(filter, checks) {
       // A practice clip teaches the task and an attention check has a known answer: drawing either

@@ -2,7 +2,7 @@ import type { Report } from '../report';
 import type { ReportHeader as Header } from '../study-settings';
 import { ReportHeader } from './Header';
 import { ListenersSection, QualitySection } from './Listeners';
-import { ItemsSection, JudgeSections, RankingSection, ReliabilitySection } from './Pairs';
+import { ItemsSection, JudgeSections, RankingSection, ReliabilitySection, sideNoun } from './Pairs';
 import { RatingsSection } from './Ratings';
 
 const CSS = `
@@ -32,6 +32,9 @@ export function ReportPage({ report, header }: { report: Report; header?: Header
   const ensemble = report.judges[0];
   // A rating study without pair votes has no pair sections.
   const pairs = report.reliability.votes > 0 || !report.ratings;
+  // A two-system study with no votes at all (no votes.csv, or only its header): nothing to compute from votes.
+  const unvoted = pairs && report.reliability.votes === 0 && !report.reliability.ties?.votes;
+  const voted = pairs && !unvoted;
   return (
     <html lang="en">
       <head>
@@ -46,17 +49,23 @@ export function ReportPage({ report, header }: { report: Report; header?: Header
           <ListenersSection report={report} platformIds={header?.platformIds} />
           <QualitySection report={report} />
           {report.ratings && <RatingsSection ratings={report.ratings} />}
-          {pairs && <ReliabilitySection report={report} />}
-          {pairs && report.items && <ItemsSection items={report.items} />}
-          {pairs && ensemble && <JudgeSections report={report} ensemble={ensemble} />}
-          {pairs && !ensemble && (
+          {unvoted && (
+            <section data-section="votes">
+              <h2>Votes</h2>
+              <p>{`This bundle has no votes of retained listeners (votes.csv is absent, has only its header, or holds attention checks only), so the sections computed from votes — reliability, the judges’ agreement and calibration, and the ranking — are left out.${ensemble ? '' : ' It has no judge scores either (judge_scores.csv is absent or empty).'}`}</p>
+            </section>
+          )}
+          {voted && <ReliabilitySection report={report} />}
+          {pairs && report.items && <ItemsSection items={report.items} side={sideNoun(report)} />}
+          {voted && ensemble && <JudgeSections report={report} ensemble={ensemble} />}
+          {voted && !ensemble && (
             <section data-section="judges">
               <h2>Judges</h2>
               <p>This bundle has no judge scores (judge_scores.csv is absent or empty), so the sections comparing a judge with the listeners are left out.</p>
             </section>
           )}
-          {pairs && bt.systems.length > 0 && <RankingSection report={report} />}
-          {pairs && bt.systems.length === 0 && bt.error && (
+          {voted && bt.systems.length > 0 && <RankingSection report={report} />}
+          {voted && bt.systems.length === 0 && bt.error && (
             <section data-section="ranking">
               <h2>Ranking from human votes</h2>
               <p className="warn">{bt.error}</p>

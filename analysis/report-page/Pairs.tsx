@@ -1,14 +1,19 @@
 import { BucketChart } from '../../figures/BucketChart';
 import { CalibrationChart } from '../../figures/CalibrationChart';
 import { StrengthChart } from '../../figures/StrengthChart';
+import type { TieCounts } from '../stats/tie-counts';
 import type { JudgeReport, PairItemRow, Report } from '../report';
 import { alphaReading } from './reading';
 import { ciText, Downloadable, Folded, Muted, num, pct, pValue, Reading, Shown, Table } from './parts';
 
 const ITEM_ROWS = 100;
 
+/** What a side of an item is: a caption (the caption-pair study) or a system's rendition (A/B, whose report has ties). */
+export const sideNoun = (report: Report): string => (report.reliability.ties ? 'rendition' : 'caption');
+
 export function ReliabilitySection({ report }: { report: Report }) {
   const r = report.reliability;
+  const side = sideNoun(report);
   return (
     <section data-section="reliability">
       <h2>Do listeners agree? (reliability)</h2>
@@ -22,9 +27,29 @@ export function ReliabilitySection({ report }: { report: Report }) {
       ]} />
       <Muted>{`Coding of α and Fleiss’ κ: ${r.coding}.`}</Muted>
       <Reading>
-        {`${alphaReading(r.krippendorff_alpha)} Two listeners picked the same caption on ${pct(r.mean_pairwise_agreement)} of shared items on average. ${r.split} of ${r.items} items were split (the more popular caption got less than the split threshold of the votes).`}
+        {`${alphaReading(r.krippendorff_alpha)} Two listeners picked the same ${side} on ${pct(r.mean_pairwise_agreement)} of shared items on average. ${r.split} of ${r.items} items were split (the more popular ${side} got less than the split threshold of the votes).`}
       </Reading>
+      {r.ties && <TiesTable ties={r.ties} counted={r.votes} />}
     </section>
+  );
+}
+
+/** An A/B study's ties per system pair: counted here, left out of every figure of the report. */
+function TiesTable({ ties, counted }: { ties: TieCounts; counted: number }) {
+  const all = counted + ties.votes;
+  return (
+    <>
+      <h3>Ties (no preference)</h3>
+      <Table
+        head={['system a', 'system b', 'ties', 'votes', 'share tied']}
+        rows={ties.per_system_pair.map((p) => [p.system_a, p.system_b, String(p.ties), String(p.votes), pct(p.votes > 0 ? p.ties / p.votes : null)])}
+        numericFrom={2}
+        testId="ties"
+      />
+      <Reading>
+        {`${ties.votes} of the ${all} votes of retained listeners on the A/B items were ties (no preference). A tie takes no side, so every figure of this report — agreement, the judges, calibration and the ranking — rests on the other ${counted} votes; a pair with many ties is one listeners found hard to tell apart.`}
+      </Reading>
+    </>
   );
 }
 
@@ -33,25 +58,27 @@ function bySplit(a: PairItemRow, b: PairItemRow): number {
   return (a.majority_share ?? Infinity) - (b.majority_share ?? Infinity) || b.votes - a.votes || a.item_id.localeCompare(b.item_id);
 }
 
-export function ItemsSection({ items }: { items: PairItemRow[] }) {
+export function ItemsSection({ items, side = 'caption' }: { items: PairItemRow[]; side?: string }) {
   const rows = [...items].sort(bySplit).slice(0, ITEM_ROWS);
-  const winner = (i: PairItemRow) => (i.majority === 'a' ? i.system_a : i.majority === 'b' ? i.system_b : i.votes ? 'tie' : '—');
+  const tied = side === 'rendition';
+  // An even split has no majority; in an A/B table "tie" is the listeners' answer, so it is not called one.
+  const winner = (i: PairItemRow) => (i.majority === 'a' ? i.system_a : i.majority === 'b' ? i.system_b : i.votes ? (tied ? 'none (even)' : 'tie') : '—');
   const unvoted = items.filter((i) => i.votes === 0).length;
   return (
     <section data-section="items">
       <h2>How did listeners vote on each item?</h2>
-      <Folded summary={`The ${items.length} caption pairs, most split first`} count={items.length}>
+      <Folded summary={`The ${items.length} ${side} pairs, most split first`} count={items.length}>
         <Table
-          head={['item', 'utterance', 'system a', 'system b', 'votes', 'for a', 'for b', 'majority', 'majority share', 'class']}
-          rows={rows.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, String(i.votes), String(i.votes_a), String(i.votes_b), winner(i), pct(i.majority_share), i.split ?? '—'])}
+          head={['item', 'utterance', 'system a', 'system b', 'votes', 'for a', 'for b', ...(tied ? ['ties'] : []), 'majority', 'majority share', 'class']}
+          rows={rows.map((i) => [i.item_id, i.utterance_id, i.system_a, i.system_b, String(i.votes), String(i.votes_a), String(i.votes_b), ...(tied ? [String(i.ties ?? 0)] : []), winner(i), pct(i.majority_share), i.split ?? '—'])}
           numericFrom={4}
-          numericTo={7}
+          numericTo={tied ? 8 : 7}
           testId="items"
         />
         <Shown shown={rows.length} total={items.length} what="items, most split first" />
       </Folded>
       <Reading>
-        {`Votes of retained listeners on each caption pair; the majority is the caption chosen by more than half of them (a tie has none). An item is split when the majority share is below the split threshold, lopsided above it and unanimous at 100%.${unvoted ? ` ${unvoted} item(s) have no votes yet.` : ''}`}
+        {`Votes of retained listeners on each ${side} pair${side === 'rendition' ? ' (ties left out)' : ''}; the majority is the ${side} chosen by more than half of them (a tie has none). An item is split when the majority share is below the split threshold, lopsided above it and unanimous at 100%.${unvoted ? ` ${unvoted} item(s) have no votes yet.` : ''}`}
       </Reading>
     </section>
   );
@@ -62,6 +89,7 @@ export function JudgeSections({ report, ensemble }: { report: Report; ensemble: 
   const b = ensemble.buckets;
   const trend = b.filter((x) => x.agreement !== null);
   const c = ensemble.calibration;
+  const side = sideNoun(report);
   return (
     <>
       <section data-section="judges">
@@ -74,7 +102,7 @@ export function JudgeSections({ report, ensemble }: { report: Report; ensemble: 
           {ensemble.agreement === null ? 'No item had both a human majority and a judge preference.' :
             `On the ${ensemble.n} items where listeners had a majority and the ensemble had a preference, the ensemble agreed with the majority on ${pct(ensemble.agreement)} (95% CI ${ciText(ensemble.ci95)}); ` +
             `${ensemble.p_value !== null && ensemble.p_value < 0.05 ? 'this is clearly above the 50% a coin flip would reach' : 'this is not distinguishable from a coin flip'} (p = ${pValue(ensemble.p_value)}). ` +
-            'Items where the judge scored both captions the same (Δ = 0) are not counted.'}
+            `Items where the judge scored both ${side}s the same (Δ = 0) are not counted.`}
         </Reading>
       </section>
       <section data-section="buckets">
@@ -99,9 +127,9 @@ export function JudgeSections({ report, ensemble }: { report: Report; ensemble: 
         </div>
         <Reading>
           {c.beta1 === null ? 'The logistic model could not be fitted (no votes, or the outcome is perfectly separated).' :
-            'Each circle is the share of votes for the caption shown first, among votes whose ensemble gap (first minus second) falls in that bin; circle size shows how many votes. The curve is the fitted P = σ(β0 + β1·Δ). ' +
+            `Each circle is the share of votes for the ${side} ${side === 'caption' ? 'shown' : 'offered'} first, among votes whose ensemble gap (first minus second) falls in that bin; circle size shows how many votes. The curve is the fitted P = σ(β0 + β1·Δ). ` +
             `β1 = ${num(c.beta1)} ${c.beta1 - 1.96 * (c.se_beta1 ?? 0) > 0 ? 'is clearly positive: a larger gap makes listeners more likely to choose the judge’s favourite' : 'is not clearly positive: the gap carries little information about listeners’ choices'}. ` +
-            `At a tie the first caption is chosen ${pct(c.position_bias)} of the time (50% = no position bias).`}
+            `At a tie the first ${side} is chosen ${pct(c.position_bias)} of the time (50% = no position bias).`}
         </Reading>
       </section>
     </>

@@ -4,7 +4,6 @@
  * playable the moment the listener moves on. Multi-stimulus trials (A/B, MUSHRA) play decoded
  * buffers on one Web Audio timeline instead: `stimulus()` fetches and decodes each clip once.
  */
-import type { Trial } from '../../contract/listener';
 import type { TrialClip } from '../../contract/trials/clip';
 
 export interface Peaks {
@@ -51,7 +50,7 @@ export class ClipCache {
 
   constructor(private readonly keep = 4) {}
 
-  prepare(trial: Pick<Trial, 'clip'>): PreparedClip {
+  prepare(trial: { clip: TrialClip }): PreparedClip {
     const { id, audioUrl, peaksUrl } = trial.clip;
     let clip = this.clips.get(id);
     if (clip) {
@@ -76,7 +75,7 @@ export class ClipCache {
    * A fresh audio element for a clip that failed to load or play: a media element that has
    * errored stays errored, so "Try again" must not reuse it. Peaks already fetched are kept.
    */
-  reload(trial: Pick<Trial, 'clip'>): PreparedClip {
+  reload(trial: { clip: TrialClip }): PreparedClip {
     const old = this.prepare(trial);
     old.audio.removeAttribute('src');
     old.audio.load();
@@ -89,7 +88,7 @@ export class ClipCache {
   }
 
   /** Peaks again after a failure (e.g. the prefetch ran while offline). */
-  retryPeaks(trial: Pick<Trial, 'clip'>): Promise<Peaks> {
+  retryPeaks(trial: { clip: TrialClip }): Promise<Peaks> {
     const clip = this.prepare(trial);
     clip.peaks = fetchPeaks(trial.clip.peaksUrl);
     return clip.peaks;

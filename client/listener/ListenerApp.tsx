@@ -9,7 +9,7 @@ import type { QueueStatus } from '../lib/voteQueue';
 import { catalogues, en, MessagesContext, useMessages } from './messages';
 import { Questionnaire } from './Questionnaire';
 import { ListenerSession, type SessionSnapshot } from './session';
-import { ScreeningTrial, trialKind } from './trials';
+import { IntroHints, ScreeningTrial, trialKind } from './trials';
 import type { ScreeningServer } from './trials/ScreeningTrial';
 import type { TrialEnv, TrialProblem } from './trials/types';
 
@@ -284,7 +284,7 @@ function Trials({ session, env, instructions, breakEvery }: { session: ListenerS
   const snap = useSyncExternalStore(session.subscribe, session.snapshot);
   useEffect(() => {
     // Every known upcoming clip (at most five): they are what the listener can answer offline.
-    for (const [p, t] of snap.trials) if (p > snap.position && p <= snap.position + PREFETCH_AHEAD) env.clips.prepare(t);
+    for (const [p, t] of snap.trials) if (p > snap.position && p <= snap.position + PREFETCH_AHEAD) trialKind(t).prefetch(t, env.clips, env.audio);
   }, [snap.trials, snap.position, env.clips]);
 
   const trial = snap.trials.get(snap.position);
@@ -475,23 +475,7 @@ export function ListenerApp({ study }: { study: string }) {
           <div className="callout">
             <Markdown text={intro?.questionMarkdown ?? ''} />
           </div>
-          {touchFirst() ? (
-            <p className="muted">{intro?.trial.kind === 'rating' ? m.touchHintsLongRating : m.touchHintsLong}</p>
-          ) : (
-            <p className="muted">
-              {m.keysIntro} <kbd>Space</kbd> {m.keysPlayPause},{' '}
-              {intro?.trial.kind === 'rating' ? (
-                <>
-                  <kbd>1</kbd>–<kbd>{intro.trial.scale.points}</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysRate}
-                </>
-              ) : (
-                <>
-                  <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose}
-                </>
-              )}
-              , <kbd>Enter</kbd> {m.keysConfirm} {m.keysCanBeOff}
-            </p>
-          )}
+          {intro && <IntroHints settings={intro.trial} touch={touchFirst()} />}
         </Step>
       );
       break;

@@ -60,7 +60,7 @@ function completionHistogram(minutes: number[]): { values: number[]; labels: str
 }
 
 // Told apart in grey as well as in colour: solid dark, hollow, solid mid-grey (figures/BarChart).
-const KIND_STYLE: Record<DashboardData['votes']['perItem'][number]['kind'], BarStyle> = { pair: 'solid', rating: 'solid', attention: 'hollow', practice: 'muted' };
+const KIND_STYLE: Record<DashboardData['votes']['perItem'][number]['kind'], BarStyle> = { pair: 'solid', rating: 'solid', ab: 'solid', attention: 'hollow', practice: 'muted' };
 
 type Ratings = NonNullable<DashboardData['ratings']>;
 

@@ -6,18 +6,21 @@
 import { z } from 'zod';
 import { PairAnswer, PairSettings, PairTrial } from '../../trials/pair/contract';
 import { RatingAnswer, RatingSettings, RatingTrial } from '../../trials/rating/contract';
+import { AbAnswer, AbSettings, AbTrial } from '../../trials/ab/contract';
 
 /** study.yaml `trial:`; absent means a caption pair study. */
-export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings]);
+export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings]);
 export type TrialSettings = z.infer<typeof TrialSettings>;
 export type TrialKind = TrialSettings['kind'];
 
 /** One trial as a listener sees it. */
-export const Trial = z.union([PairTrial, RatingTrial]);
+export const Trial = z.union([PairTrial, RatingTrial, AbTrial]);
 export type Trial = z.infer<typeof Trial>;
 
 /** The answer fields of every kind; a vote carries exactly one kind's (VoteBody checks which). */
-export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape };
-export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer>;
+export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape };
+export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer>;
+/** Each answer field and the trial it answers, as a refused vote's message names them. */
+export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B' };
 
-export { PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };
+export { AbAnswer, AbSettings, AbTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };

@@ -320,7 +320,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
     async (request) => {
       const study = app.store.studies.get(request.params.study);
       if (!study) throw notFound('unknown_study', 'no such study: build it first');
-      return { listening: study.definition.listening, question: study.definition.question, trial: study.definition.trial, trials: live.preview(study.id) };
+      return { listening: study.definition.listening, question: study.definition.question, trial: study.definition.trial, trials: live.preview(study.id, study.definition.trial) };
     },
   );
 };

@@ -2,7 +2,7 @@ import type { Db } from '../../db/open';
 import { screeningOutcome } from './export';
 import type { Trial } from '../../contract/listener';
 import { countItemKinds, type ItemKind } from '../../contract/constants';
-import type { TrialKind } from '../../contract/trials';
+import type { TrialKind, TrialSettings } from '../../contract/trials';
 import { trialKinds, type AnswerDocument } from './trials';
 import { SERVED_STIMULI_SQL, servedStimuli } from './trials/served';
 import { systemsOf } from '../../studies/stimuli';
@@ -99,10 +99,10 @@ export function liveRepository(db: Db) {
     participants: (studyId: string) =>
       participantRows.all(studyId).map((r) => ({ ...r, external: JSON.parse(r.external) as Record<string, string> })),
     /** Every trial in study order, in the listener's Trial shape (the item's own slot order). */
-    preview(studyId: string): ItemPreview[] {
+    preview(studyId: string, settings: TrialSettings): ItemPreview[] {
       return previewRows.all(studyId).map((r) => {
         const stimuli = servedStimuli(r.stimuli);
-        const trial = trialKinds[r.trial_kind].trial({ kind: r.kind, stimuli }, r.seq, JSON.parse(r.slots) as string[]);
+        const trial = trialKinds[r.trial_kind].trial({ kind: r.kind, stimuli }, r.seq, JSON.parse(r.slots) as string[], settings);
         return { seq: r.seq, kind: r.kind, systems: systemsOf(stimuli), expected: r.expected, trial };
       });
     },

@@ -221,7 +221,7 @@ export function sessionRepository(db: Db) {
      */
     state(listener: ListenerRow, study: StudyRow): SessionState {
       const status = study.status === 'open' || study.status === 'closed' ? study.status : 'paused';
-      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map((row) => trialKinds[row.trial_kind].trial({ kind: row.kind, stimuli: servedStimuli(row.stimuli) }, row.position, row.slot_order === null ? null : (JSON.parse(row.slot_order) as string[]))) : [];
+      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map((row) => trialKinds[row.trial_kind].trial({ kind: row.kind, stimuli: servedStimuli(row.stimuli) }, row.position, row.slot_order === null ? null : (JSON.parse(row.slot_order) as string[]), study.definition.trial)) : [];
       const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
       const done = voted + skipped;
       const finished = total > 0 && done >= total;

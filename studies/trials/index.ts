@@ -10,6 +10,7 @@ import type { StudyDefinition, StudyDefinitionOf } from '../../contract/study-de
 import type { TrialKind } from '../../contract/trials';
 import { planPairItems } from '../../trials/pair/plan';
 import { planRatingItems } from '../../trials/rating/plan';
+import { planAbItems } from '../../trials/ab/plan';
 
 /** What a kind planned: its items, attention checks and practice trials, and the sampler's account. */
 export interface KindPlan {
@@ -26,6 +27,7 @@ interface KindBuild<K extends TrialKind> {
 const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   pair: { plan: planPairItems, drawsOrder: true },
   rating: { plan: planRatingItems, drawsOrder: false },
+  ab: { plan: planAbItems, drawsOrder: true },
 };
 
 /**

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { TrialClip } from '../../contract/trials/clip';
+import { ItemsConfig, SystemName, UtteranceId } from '../../contract/study-items';
 
 /** study.yaml `trial:` for an A/B study. */
 export const AbSettings = z
@@ -48,3 +49,24 @@ export type StimulusListening = z.infer<typeof StimulusListening>;
 /** The stored answer document: which system's rendition was "A", and the choice in the item's own terms. */
 export const AbStored = z.object({ first: z.enum(['a', 'b']), chosen: z.enum(['a', 'b', 'tie']) }).strict();
 export type AbStored = z.infer<typeof AbStored>;
+
+/** A system's rendition of an utterance, to be set against its degraded copy (an attention check or practice trial). */
+export const KnownRendition = z.object({ utterance: UtteranceId, system: SystemName }).strict();
+export type KnownRendition = z.infer<typeof KnownRendition>;
+
+/**
+ * An A/B study's item config (trial: { kind: ab }): items as the caption pair's (listed pairs of
+ * systems, or sampled over system pairs), but of the systems' renditions; attention checks and
+ * practice trials set a rendition against its clearly degraded copy, listed or drawn (`degraded`:
+ * `count` renditions among the items').
+ */
+export const AB_ITEM_CONFIG = {
+  items: ItemsConfig,
+  attentionChecks: z
+    .discriminatedUnion('mode', [
+      z.object({ mode: z.literal('explicit'), list: z.array(KnownRendition).min(1) }).strict(),
+      z.object({ mode: z.literal('degraded'), count: z.number().int().positive() }).strict(),
+    ])
+    .optional(),
+  practice: z.array(KnownRendition).default([]),
+};

@@ -38,7 +38,7 @@ export const pair: ServerTrialKind = {
   correct: (stored, expected) => stored.chosen === expected,
   feedback: (stored, expected) => ({ correct: stored.chosen === expected }),
   bundleItem: ({ item_id, utterance_id, stimuli: [a, b], attention, expected }) => ({
-    item_id, utterance_id, system_a: a.system!, system_b: b.system!, attention: attention === 1, expected: expected as 'a' | 'b' | null,
+    kind: 'pair', item_id, utterance_id, system_a: a.system!, system_b: b.system!, attention: attention === 1, expected: expected as 'a' | 'b' | null,
   }),
   answers: {
     file: 'votes.csv',

@@ -29,7 +29,7 @@ export const rating: ServerTrialKind = {
   feedback: (stored, expected) => ({ correct: stored.score === Number(expected), score: Number(expected) }),
   // items.csv: the rated system in system_a, system_b empty, an attention item's required score in expected.
   bundleItem: ({ item_id, utterance_id, stimuli: [rated], attention, expected }) => ({
-    item_id, utterance_id, system_a: rated.system!, system_b: '', attention: attention === 1, expected: expected === null ? null : Number(expected),
+    kind: 'rating', item_id, utterance_id, system_a: rated.system!, system_b: '', attention: attention === 1, expected: expected === null ? null : Number(expected),
   }),
   answers: {
     file: 'ratings.csv',

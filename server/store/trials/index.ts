@@ -14,6 +14,7 @@ import type { Stimulus } from '../../../studies/stimuli';
 import type { ExportItem, ExportVote } from '../export';
 import { pair } from '../../../trials/pair/server';
 import { rating } from '../../../trials/rating/server';
+import { ab } from '../../../trials/ab/server';
 
 /** A stimulus as a listener's trial plays it: the study's served copy of its clip (null: no clip). */
 export interface ServedStimulus extends Stimulus {
@@ -43,7 +44,7 @@ export interface ServerTrialKind {
    * kinds that draw none). Blinding: only served clip ids and the texts shown; an attention check
    * must look exactly like an ordinary trial.
    */
-  trial(item: ServedItem, position: number, order: string[] | null): Trial;
+  trial(item: ServedItem, position: number, order: string[] | null, settings: TrialSettings): Trial;
   /**
    * The vote's answer document; throws a 400 naming the field when the vote carries another kind's
    * answer or one the study does not offer (`settings`: the study's `trial:`).
@@ -60,7 +61,7 @@ export interface ServerTrialKind {
   answers: AnswerFile;
 }
 
-export const trialKinds: Record<TrialKind, ServerTrialKind> = { pair, rating };
+export const trialKinds: Record<TrialKind, ServerTrialKind> = { pair, rating, ab };
 
 /** A practice trial's feedback; null for every other trial (attention checks say nothing). */
 export function practiceFeedback(

@@ -4,7 +4,7 @@
  * for a signal with low and high content.
  */
 import { describe, expect, it } from 'vitest';
-import { degrade, degradedSystem, lowPass, SNR_DB } from '../degrade';
+import { cleanSystemOf, degrade, degradedSystem, lowPass, SNR_DB } from '../degrade';
 import { rmsDb, sine } from './audio';
 
 const SHA = 'a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9';
@@ -94,7 +94,9 @@ describe('the degraded copy', () => {
     expect(() => degrade({ channels: stereo, sampleRate: rate }, 'not-a-hash')).toThrow(/sha256 in hex/);
   });
 
-  it('names a system\'s degraded copies degraded:<system>', () => {
+  it('names a system\'s degraded copies degraded:<system>, and a degraded system its clean one', () => {
     expect(degradedSystem('espeak-en-slow')).toBe('degraded:espeak-en-slow');
+    expect(cleanSystemOf(degradedSystem('espeak-en-slow'))).toBe('espeak-en-slow');
+    expect(cleanSystemOf('espeak-en-slow')).toBeNull();
   });
 });

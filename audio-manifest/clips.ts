@@ -24,6 +24,8 @@ export interface ClipCandidate {
   utterance?: { id: string; corpus: string; transcript?: string | null; labels?: Labels };
   /** What the clip's opaque id is keyed on, with the corpus (default: path). */
   identity?: string;
+  /** The file's facts, when the importer decoded it already (degraded copies are made from the same read): not decoded again. */
+  facts?: AudioFacts;
 }
 
 export interface ClipImportOptions {
@@ -93,6 +95,11 @@ export async function importClips(db: Db, candidates: ClipCandidate[], options: 
       const base = { candidate, id, bytes: stat.size, mtimeMs: stat.mtimeMs };
       if (existing && existing.bytes === stat.size && existing.mtime_ms === stat.mtimeMs) {
         push({ kind: 'unchanged', ...base });
+        progress.tick();
+        continue;
+      }
+      if (candidate.facts) {
+        push(existing?.sha256 === candidate.facts.sha256 ? { kind: 'touched', ...base } : { kind: existing ? 'changed' : 'new', ...base, facts: candidate.facts });
         progress.tick();
         continue;
       }

@@ -42,7 +42,11 @@ let flacDecoder: FLACDecoder | undefined;
 /** Decodes WAV or FLAC bytes (sniffed from the header, not the file name) and derives the clip facts. */
 export async function analyseAudio(bytes: Uint8Array): Promise<AudioFacts> {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const decoded = await decode(bytes);
+  return audioFacts(await decode(bytes), sha256);
+}
+
+/** The clip facts of audio already decoded from a file whose bytes hash to `sha256`. */
+export function audioFacts(decoded: Decoded, sha256: string): AudioFacts {
   const frames = decoded.channels[0]?.length ?? 0;
   if (frames === 0) throw new AudioError('contains no audio samples');
   if (!(decoded.sampleRate > 0)) throw new AudioError(`invalid sample rate ${decoded.sampleRate}`);

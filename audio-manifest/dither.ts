@@ -16,8 +16,8 @@
  */
 const PCM_SCALE = 32768;
 
-/** mulberry32: a small, fast, well-mixed 32-bit generator; uniform on [0, 1). */
-function mulberry32(seed: number): () => number {
+/** mulberry32: a small, fast, well-mixed 32-bit generator; uniform on [0, 1). Also the degraded copies' noise (degrade.ts). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

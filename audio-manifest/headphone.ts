@@ -13,7 +13,7 @@
  * The server renders each round (server/store/screening.ts): the browser receives the sound it
  * plays and never which interval is the target.
  */
-import { wavFile } from './served';
+import { wavFile } from './wav';
 
 export interface Stereo {
   left: Float32Array;

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { AudioFacts } from './decode';
+import type { DegradedCopy } from './degraded-copies';
 
 export interface DecodeRequest {
   id: number;
@@ -8,6 +9,17 @@ export interface DecodeRequest {
   /** When set and the file still hashes to it, the worker skips decoding (only the mtime moved). */
   knownSha256?: string;
 }
+
+/** Make a file's degraded copy in `dir` (degraded-copies.ts), with the file's clip facts. */
+export interface DegradeRequest {
+  id: number;
+  file: string;
+  degradeInto: string;
+}
+
+export type DegradeResponse = { id: number; ok: true; copy: DegradedCopy } | { id: number; ok: false; reason: string };
+
+type Settle = (response: DecodeResponse | DegradeResponse) => void;
 
 export type DecodeResponse =
   | { id: number; ok: true; facts: AudioFacts; sameContent?: undefined }
@@ -24,8 +36,8 @@ export class DecodePool {
   private readonly size: number;
   private workers: Worker[] = [];
   private idle: Worker[] = [];
-  private queue: Array<{ request: DecodeRequest; resolve: (r: DecodeResponse) => void }> = [];
-  private pending = new Map<number, (r: DecodeResponse) => void>();
+  private queue: Array<{ request: DecodeRequest | DegradeRequest; resolve: Settle }> = [];
+  private pending = new Map<number, Settle>();
   private busy = new Map<Worker, number>();
   private nextId = 1;
 
@@ -34,8 +46,17 @@ export class DecodePool {
   }
 
   decode(file: string, knownSha256?: string): Promise<DecodeResponse> {
-    return new Promise((resolve) => {
-      this.queue.push({ request: { id: this.nextId++, file, knownSha256 }, resolve });
+    return this.submit({ id: this.nextId++, file, knownSha256 });
+  }
+
+  degrade(file: string, dir: string): Promise<DegradeResponse> {
+    return this.submit({ id: this.nextId++, file, degradeInto: dir });
+  }
+
+  /** The worker answers a request of either kind with a response of that kind. */
+  private submit<R extends DecodeResponse | DegradeResponse>(request: DecodeRequest | DegradeRequest): Promise<R> {
+    return new Promise<R>((resolve) => {
+      this.queue.push({ request, resolve: resolve as Settle });
       this.pump();
     });
   }
@@ -60,7 +81,7 @@ export class DecodePool {
 
   private spawn(): Worker {
     const worker = new Worker(workerUrl);
-    worker.on('message', (response: DecodeResponse) => {
+    worker.on('message', (response: DecodeResponse | DegradeResponse) => {
       const resolve = this.pending.get(response.id);
       this.pending.delete(response.id);
       this.busy.delete(worker);

@@ -1,4 +1,5 @@
 import { perConnection, type Db } from '../db/open';
+import { DEGRADED_PREFIX } from './degrade';
 
 /** One rendition: system `system`'s audio of utterance `utteranceId`, played from clip `clipId`. */
 export interface Rendition {
@@ -11,10 +12,14 @@ export interface Rendition {
  * The SQL of renditions (system audio of an utterance), all of it. A rendition's clip is an ordinary
  * clips row (corpus 'rendition', or a corpus clip a system folder points to), so it is decoded,
  * served and blinded like every clip; this table only says whose audio of which utterance it is.
+ * A system's degraded copies (`degraded:<system>`, degrade.ts) are renditions too: `find` and `ofSystem`
+ * answer for them; `systemsOf`, `perSystem` and `count` list the systems that were imported, not them.
  */
 function createRenditionStore(db: Db) {
+  // Systems whose audio was imported: not the derived `degraded:<system>` (GLOB is case-sensitive; real names hold no ':').
+  const imported = `system NOT GLOB '${DEGRADED_PREFIX}*'`;
   const find = db.prepare<[string, string], string>('SELECT clip_id FROM renditions WHERE utterance_id = ? AND system = ?').pluck();
-  const systemsOf = db.prepare<[string], string>('SELECT system FROM renditions WHERE utterance_id = ? ORDER BY system').pluck();
+  const systemsOf = db.prepare<[string], string>(`SELECT system FROM renditions WHERE utterance_id = ? AND ${imported} ORDER BY system`).pluck();
   const ofSystem = db.prepare<[string], Rendition>(
     'SELECT utterance_id AS utteranceId, system, clip_id AS clipId FROM renditions WHERE system = ? ORDER BY utterance_id',
   );
@@ -22,7 +27,7 @@ function createRenditionStore(db: Db) {
     'SELECT utterance_id AS utteranceId, system, clip_id AS clipId FROM renditions WHERE clip_id = ? ORDER BY system, utterance_id',
   );
   const perSystem = db.prepare<[], { system: string; renditions: number }>(
-    'SELECT system, count(*) AS renditions FROM renditions GROUP BY system ORDER BY system',
+    `SELECT system, count(*) AS renditions FROM renditions WHERE ${imported} GROUP BY system ORDER BY system`,
   );
   const upsert = db.prepare<[string, string, string]>(`
     INSERT INTO renditions (utterance_id, system, clip_id) VALUES (?, ?, ?)
@@ -36,15 +41,15 @@ function createRenditionStore(db: Db) {
   return {
     /** The clip of system's rendition of the utterance, or null when it has none. */
     find: (utteranceId: string, system: string): string | null => find.get(utteranceId, system) ?? null,
-    /** The systems that have a rendition of the utterance. */
+    /** The (imported) systems that have a rendition of the utterance. */
     systemsOf: (utteranceId: string): string[] => systemsOf.all(utteranceId),
     /** Every rendition of a system, by utterance id. */
     ofSystem: (system: string): Rendition[] => ofSystem.all(system),
     /** The renditions a clip plays (for `show`). */
     ofClip: (clipId: string): Rendition[] => ofClip.all(clipId),
-    /** How many renditions each system has (the manifest report). */
+    /** How many renditions each imported system has (the manifest report). */
     perSystem: () => perSystem.all(),
-    /** Renditions in all, and over how many systems. */
+    /** Renditions of imported systems in all, and over how many systems. */
     count(): { renditions: number; systems: number } {
       const rows = perSystem.all();
       return { renditions: rows.reduce((n, r) => n + r.renditions, 0), systems: rows.length };

@@ -4,7 +4,9 @@
  * from a list (CSV `utterance_id,system,path`, or JSON `[{ "utterance_id", "system", "path" }]`) and
  * matched to the utterances already in the manifest (RAVDESS, VCTK, MetaSet, ...). Each file goes
  * through the clip import (decoded, peaks, loudness), so it is served as a normalised,
- * metadata-free copy like every clip. All or nothing: a refusal leaves the manifest as it was.
+ * metadata-free copy like every clip. Each rendition also gets its degraded copy (degrade.ts), the
+ * rendition of system `degraded:<system>`, for A/B attention checks. All or nothing: a refusal leaves
+ * the manifest as it was.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, posix, resolve } from 'node:path';
@@ -12,9 +14,13 @@ import { z } from 'zod';
 import type { Db } from '../db/open';
 import { importClips, type ClipCandidate } from './clips';
 import { eachCsvRecord } from './csv';
+import { degradedSystem } from './degrade';
+import { DEGRADED_CORPUS, degradedAudioDir, degradedLabels, writeDegradedCopies } from './degraded-copies';
 import { describeIssue } from './metaset';
+import { DecodePool } from './pool';
 import { renditionStore } from './rendition-store';
 import { ImportReport } from './report';
+import { manifestStore } from './store';
 import { posixRelative, walkFiles } from './walk';
 
 /** The corpus of clips imported as renditions. */
@@ -27,7 +33,22 @@ const NAMING =
   'a file is named by its utterance: the corpus file stem (RAVDESS 03-01-05-01-02-01-12, VCTK p225_001, MetaSet the relative_audio_path without extension)';
 
 const Name = z.string().trim().min(1, 'is empty').max(200, 'is longer than 200 characters');
-const ListRow = z.object({ utterance_id: Name, system: Name, path: Name });
+
+/**
+ * Why a system name given by the user cannot be a rendition's system, or null. ':' is reserved for the
+ * systems Earmark derives from a system's renditions (degradedSystem: `degraded:<system>`), so a user's
+ * system can never be mistaken for, or overwrite, a derived one.
+ */
+export function systemNameProblem(name: string): string | null {
+  if (!name.includes(':')) return null;
+  return `${JSON.stringify(name)} contains ':', which is reserved for the systems Earmark derives (${degradedSystem('<system>')}: a system's degraded copies, for A/B attention checks); name the system without ':' (e.g. ${JSON.stringify(name.replaceAll(':', '-'))})`;
+}
+
+const SystemName = Name.superRefine((name, ctx) => {
+  const problem = systemNameProblem(name);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+const ListRow = z.object({ utterance_id: Name, system: SystemName, path: Name });
 
 /** One rendition file to import: where it was named, the file, and whose audio of which utterance it is. */
 export interface RenditionFile {
@@ -172,6 +193,11 @@ function folderRenditions(root: string, index: UtteranceIndex, scope: Scope, rep
   }
   const found: RenditionFile[] = [];
   for (const [name, dir] of systems) {
+    const problem = systemNameProblem(name);
+    if (problem) {
+      report.fail(system ? root : dir, system ? `--system: ${problem}` : `system folder name ${problem}; rename the folder`);
+      continue;
+    }
     const audio = walkFiles(dir, report, (file) => AUDIO.test(file));
     if (audio.length === 0) {
       report.fail(dir, `system folder ${name} holds no .wav or .flac file: expected ${name}/<utterance>.wav|.flac`);
@@ -263,7 +289,10 @@ export interface RenditionImportOptions extends Omit<PlanOptions, 'scope'> {
 /**
  * Imports renditions from folders and list files (see the file comment) in one transaction: when any
  * input is refused (an unknown utterance, a file that does not decode, a system folder that matches
- * nothing), nothing is written. Importing the same files again changes nothing.
+ * nothing), nothing is written. Each rendition's degraded copy (degraded-copies.ts) is written to the
+ * data dir first, then imported as a clip and registered as the rendition of `degraded:<system>` in the
+ * same transaction (a copy left by a refused import is harmless: it is reused). Importing the same
+ * files again changes nothing.
  */
 export async function importRenditions(db: Db, inputs: readonly string[], options: RenditionImportOptions = {}): Promise<ImportReport> {
   const report = options.report ?? new ImportReport(options.onFailure);
@@ -293,19 +322,47 @@ export async function importRenditions(db: Db, inputs: readonly string[], option
       identity: `${f.system}\0${f.utteranceId}`,
     });
   }
-  const write = (written: ReadonlyArray<{ candidate: ClipCandidate; id: string }>): void => {
-    const rows = [...written.map((w) => ({ rendition: byFile.get(w.candidate.file)!, clipId: w.id })), ...corpusClips];
-    let changed = 0;
-    for (const { rendition, clipId } of rows) if (store.upsert(rendition.utteranceId, rendition.system, clipId)) changed++;
-    report.count('renditions', rows.length);
-    if (changed < rows.length) report.count('renditions unchanged', rows.length - changed);
-    report.count('systems', new Set(rows.map((r) => r.rendition.system)).size);
-  };
-  await importClips(db, candidates, {
-    report, progress: options.progress,
-    refusal: (candidate, reason) => undecodable(byFile.get(candidate.file)!, reason),
-    allOrNothing: { alsoWrite: write },
-  });
+  // One copy per source content: renditions with the same audio share it. Made in the decode workers,
+  // which hand back the sources' facts too, so nothing is decoded twice.
+  const pool = new DecodePool();
+  try {
+    const manifest = manifestStore(db);
+    const copies = await writeDegradedCopies(files.map((f) => f.file), { dir: degradedAudioDir(db), pool, clipAt: (file) => manifest.clipByPath(file) });
+    for (const candidate of candidates) candidate.facts = copies.get(candidate.file)?.sourceFacts;
+    const copyFiles = new Map([...copies.values()].map((c) => [c.file, c]));
+    for (const copy of copyFiles.values()) {
+      candidates.push({ file: copy.file, root: dirname(copy.file), path: basename(copy.file), corpus: DEGRADED_CORPUS, labels: degradedLabels(copy.sourceSha256), facts: copy.copyFacts });
+    }
+    const write = (written: ReadonlyArray<{ candidate: ClipCandidate; id: string }>): void => {
+      const rows = [...written.filter((w) => byFile.has(w.candidate.file)).map((w) => ({ rendition: byFile.get(w.candidate.file)!, clipId: w.id })), ...corpusClips];
+      let changed = 0;
+      for (const { rendition, clipId } of rows) if (store.upsert(rendition.utteranceId, rendition.system, clipId)) changed++;
+      report.count('renditions', rows.length);
+      if (changed < rows.length) report.count('renditions unchanged', rows.length - changed);
+      report.count('systems', new Set(rows.map((r) => r.rendition.system)).size);
+      const copyIds = new Map(written.map((w) => [w.candidate.file, w.id]));
+      let copied = 0;
+      for (const { rendition } of rows) {
+        // Every file that decodes has its copy, and the import is written only when every file decodes;
+        // should a copy still be missing (its worker crashed), the transaction is rolled back.
+        const copy = copies.get(rendition.file);
+        if (!copy) throw new Error(`${rendition.where}: no degraded copy of ${rendition.file} could be made; nothing imported, import again`);
+        if (store.upsert(rendition.utteranceId, degradedSystem(rendition.system), copyIds.get(copy.file)!)) copied++;
+      }
+      report.count('degraded copies', rows.length);
+      if (copied < rows.length) report.count('degraded copies unchanged', rows.length - copied);
+    };
+    await importClips(db, candidates, {
+      report, progress: options.progress, pool,
+      refusal: (candidate, reason) => {
+        const rendition = byFile.get(candidate.file);
+        return rendition ? undecodable(rendition, reason) : { file: candidate.file, reason };
+      },
+      allOrNothing: { alsoWrite: write },
+    });
+  } finally {
+    await pool.close();
+  }
   if (report.failures.length > failuresBefore) report.count('renditions refused, nothing imported', files.length);
   return report;
 }

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { showClip } from '../clips';
 import { importDemo } from '../demo';
+import { degradedSystem } from '../degrade';
 import { importJudgeFile } from '../judge';
 import { importMetasetFile } from '../metaset';
 import { importRavdess } from '../ravdess';
@@ -75,7 +76,8 @@ describe('renditions (system audio of an utterance)', () => {
     expect(report.warnings).toEqual([{ file: at('out'), reason: '2 files match no utterance in the manifest and were skipped: tts-a/stray-1.wav, tts-b/not-an-utterance.wav' }]);
     expect(lines).toEqual([`${at('out')}: warning: 2 files match no utterance in the manifest and were skipped: tts-a/stray-1.wav, tts-b/not-an-utterance.wav`]);
     expect(report.counts).toMatchObject({ renditions: 4, systems: 2, 'unmatched files': 2 });
-    expect(report.imported).toBe(4);
+    // And each rendition's degraded copy (degraded.test.ts): the three tones are one audio, so they share one.
+    expect(report.imported).toBe(4 + 2);
 
     const store = renditionStore(env.db);
     expect(store.systemsOf(UTTERANCES.vctk)).toEqual(['tts-a', 'tts-b']);
@@ -92,7 +94,7 @@ describe('renditions (system audio of an utterance)', () => {
 
     const before = snapshot(env);
     const again = await run([at('out')]);
-    expect([again.imported, again.updated, again.unchanged]).toEqual([0, 0, 4]);
+    expect([again.imported, again.updated, again.unchanged]).toEqual([0, 0, 4 + 2]);
     expect(again.counts).toMatchObject({ renditions: 4, 'renditions unchanged': 4 });
     expect(snapshot(env)).toEqual(before);
   });
@@ -115,7 +117,8 @@ describe('renditions (system audio of an utterance)', () => {
     const report = await run([csv, json]);
     expect(report.failures).toEqual([]);
     expect(report.warnings).toEqual([]);
-    expect(count(env.db, 'SELECT COUNT(*) AS n FROM clips')).toBe(clips + 3);
+    // And b.flac's degraded copy: the tones' copy is there already (a.wav and c.wav are the tone of slow/).
+    expect(count(env.db, 'SELECT COUNT(*) AS n FROM clips')).toBe(clips + 3 + 1);
     const store = renditionStore(env.db);
     expect(store.systemsOf(UTTERANCES.vctk)).toEqual(['natural', 'tts-c']);
     expect(store.systemsOf(UTTERANCES.ravdess)).toEqual(['slow', 'tts-c']);
@@ -289,6 +292,9 @@ describe('the demo renditions', () => {
     }
     // Small enough to commit: under 2 MB for all 48.
     expect(clips.reduce((n, c) => n + c.bytes, 0)).toBeLessThan(2_000_000);
+    // Each with its degraded copy, the A/B attention checks' worse side (degraded.test.ts).
+    for (const id of demoUtterances) for (const system of store.systemsOf(id)) expect(store.find(id, degradedSystem(system))).not.toBeNull();
+    expect(count(env.db, "SELECT COUNT(*) AS n FROM clips WHERE corpus = 'degraded'")).toBe(48);
     // The made-up MOS predictor: two runs of every rendition, the slow voice rated above the German-accented one.
     const mean = (system: string) => env.db.prepare("SELECT AVG(score) FROM judge_scores WHERE judge = 'mos-pred' AND system = ?").pluck().get(system) as number;
     expect(count(env.db, "SELECT COUNT(*) AS n FROM judge_scores WHERE judge = 'mos-pred'")).toBe(96);

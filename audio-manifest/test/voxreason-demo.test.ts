@@ -77,7 +77,8 @@ describe('importDemo (the bundled demo study)', () => {
     const report = await importDemo(env.db, demoDir, { onFailure: (l) => lines.push(l) });
     expect(lines).toEqual([]);
     // 16 demo clips and 48 renditions (3 systems × 16 sentences; renditions.test.ts checks them).
-    expect(report.imported).toBe(64);
+    // And each rendition's degraded copy (degraded.test.ts): 48 more clips.
+    expect(report.imported).toBe(64 + 48);
     const clips = listClips(env.db, 'metaset');
     expect(clips).toHaveLength(16);
     for (const clip of clips) {
@@ -99,7 +100,7 @@ describe('importDemo (the bundled demo study)', () => {
 
     const again = await importDemo(env.db, demoDir);
     expect([again.imported, again.updated]).toEqual([0, 0]);
-    expect(count(env.db, 'SELECT COUNT(*) AS n FROM clips')).toBe(64);
+    expect(count(env.db, 'SELECT COUNT(*) AS n FROM clips')).toBe(64 + 48);
     expect(count(env.db, "SELECT COUNT(*) AS n FROM judge_scores WHERE judge <> 'mos-pred'")).toBe(319);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Attention checks: a clip paired with its true description and a copy in which one salient
- * attribute (gender, emotion, accent, speaking rate) is inverted, so the right answer is
- * known without asking anyone. And the order a listener meets trials in: practice first, then
+ * Attention checks: a clip paired with its own caption that states one salient attribute
+ * (gender, emotion, accent, speaking rate) as labelled and another clip's caption that states a
+ * clearly different value, so the right answer is known without asking anyone and the text does
+ * not give it away. And the order a listener meets trials in: practice first, then
  * the study's items shuffled, with attention checks spread out — never first, never last,
  * never two in a row.
  */
@@ -80,122 +81,151 @@ export function salientAttributes(labels: Labels): SalientAttributes {
   return out;
 }
 
-function oppositeValue(attribute: AttentionAttribute, value: string): string {
-  switch (attribute) {
-    case 'gender':
-      return value === 'female' ? 'male' : 'female';
-    case 'emotion':
-      return EMOTION_OPPOSITE[value];
-    case 'accent':
-      return value.includes('american') ? 'scottish' : 'american';
-    case 'rate':
-      return value === 'fast' ? 'slow' : 'fast';
-  }
+/** Words that state each attribute's values in free text (a caption, a plan description). */
+const VALUE_WORDS: Partial<Record<AttentionAttribute, Record<string, string[]>>> = {
+  gender: {
+    female: ['female', 'woman', 'women', 'girl', 'she', 'herself', 'her', 'feminine', 'lady'],
+    male: ['male', 'man', 'men', 'boy', 'he', 'himself', 'his', 'him', 'masculine', 'gentleman'],
+  },
+  rate: {
+    slow: ['slow', 'slowly', 'leisurely', 'unhurried'],
+    fast: ['fast', 'quick', 'quickly', 'rapid', 'rapidly', 'hurried', 'rushed'],
+    measured: ['measured', 'moderate', 'steady'],
+  },
+  emotion: Object.fromEntries(
+    Object.keys(EMOTION_OPPOSITE).map((e) => [e, [e, `${e}ly`, `${e.replace(/y$/, 'i')}ly`, ...(e === 'disgust' ? ['disgusted'] : [])]]),
+  ),
+};
+
+/**
+ * The values of `attribute` a text states, by whole words ("a woman", "she" → female; "quickly" →
+ * fast). Accents have no fixed list: `accents` are the accent labels of the clips in play.
+ */
+export function statedValues(text: string, attribute: AttentionAttribute, accents: ReadonlySet<string> = new Set()): Set<string> {
+  const words = new Set(text.toLowerCase().match(/[a-z]+/g) ?? []);
+  const table = VALUE_WORDS[attribute] ?? Object.fromEntries([...accents].map((a) => [a, [a]]));
+  return new Set(Object.entries(table).flatMap(([value, list]) => (list.some((w) => words.has(w)) ? [value] : [])));
 }
 
-/** Word substitutions that invert an attribute inside free text (both directions listed). */
-function substitutions(attribute: AttentionAttribute, value: string, opposite: string): [string, string][] {
-  switch (attribute) {
-    case 'gender':
-      return value === 'female'
-        ? [['female', 'male'], ['woman', 'man'], ['women', 'men'], ['girl', 'boy'], ['she', 'he'], ['herself', 'himself'], ['her', 'his']]
-        : [['male', 'female'], ['man', 'woman'], ['men', 'women'], ['boy', 'girl'], ['he', 'she'], ['himself', 'herself'], ['his', 'her'], ['him', 'her']];
-    case 'rate':
-      return value === 'slow'
-        ? [['slow', 'fast'], ['slowly', 'quickly'], ['leisurely', 'hurried'], ['unhurried', 'hurried']]
-        : value === 'fast'
-          ? [['fast', 'slow'], ['quickly', 'slowly'], ['rapid', 'slow'], ['rapidly', 'slowly'], ['hurried', 'unhurried']]
-          : [['measured', 'hurried'], ['moderate', 'very fast'], ['steady', 'hurried']];
-    case 'emotion':
-    case 'accent':
-      return [[value, opposite]];
-  }
-}
-
-function matchCase(template: string, word: string): string {
-  if (template === template.toUpperCase() && template.length > 1) return word.toUpperCase();
-  if (template[0] === template[0].toUpperCase()) return word[0].toUpperCase() + word.slice(1);
-  return word;
-}
-
-/** The text with the attribute inverted, or null when the text never mentions it. */
-export function invertInText(text: string, attribute: AttentionAttribute, value: string): string | null {
-  const opposite = oppositeValue(attribute, value);
-  const table = new Map(substitutions(attribute, value, opposite).map(([from, to]) => [from.toLowerCase(), to]));
-  const pattern = new RegExp(`\\b(${[...table.keys()].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\b`, 'gi');
-  let changed = false;
-  const out = text.replace(pattern, (found) => {
-    changed = true;
-    return matchCase(found, table.get(found.toLowerCase())!);
-  });
-  return changed ? out : null;
-}
-
-/** A plain description rendered from labels, e.g. "A female speaker with a scottish accent talks in a calm tone at a slow pace." */
-export function describe(attributes: SalientAttributes): string {
-  const parts = [`A ${attributes.gender ?? ''} speaker`.replace(/\s+/g, ' ')];
-  if (attributes.accent) parts.push(`with ${/^[aeiou]/.test(attributes.accent) ? 'an' : 'a'} ${attributes.accent} accent`);
-  parts.push('talks');
-  if (attributes.emotion) parts.push(`in ${/^[aeiou]/.test(attributes.emotion) ? 'an' : 'a'} ${attributes.emotion} tone`);
-  if (attributes.rate) parts.push(`at a ${attributes.rate === 'measured' ? 'measured' : attributes.rate} pace`);
-  return `${parts.join(' ')}.`;
+/** Whether an attentive listener tells `a` from `b` at once: the other gender, slow against fast, an unrelated emotion, another accent. */
+function clearlyDiffers(attribute: AttentionAttribute, a: string, b: string): boolean {
+  if (a === b) return false;
+  if (attribute === 'rate') return a !== 'measured' && b !== 'measured';
+  if (attribute === 'emotion') return !(['neutral', 'calm', 'relaxed'].includes(a) && ['neutral', 'calm', 'relaxed'].includes(b));
+  return true;
 }
 
 export interface AttentionCandidate {
   utteranceId: string;
   labels: Labels;
-  /** The clip's true description (e.g. the oracle caption), if there is one. */
-  description: string | null;
+  /** The clip's captions of the study's task by the systems its items show. */
+  captions: readonly { system: string; text: string }[];
 }
 
 export interface GeneratedCheck {
   utteranceId: string;
   attribute: AttentionAttribute;
-  correct: string;
+  /** A caption of this clip that states its labelled value (null when the trial shows one side only). */
+  correct: string | null;
+  /** A caption that states a clearly different value, and not this clip's: this clip's own by a system that got it wrong, or the donor clip's. */
   wrong: string;
+  /** The clip the wrong caption is of (this clip when a system got it wrong): kept out of the scored sample like the check's own clip. */
+  donorUtteranceId: string;
 }
 
 /**
- * `count` checks over distinct utterances, attributes taken in turn so no single attribute
- * dominates. The caller passes only the utterances a check may use (never a scored item's or a
- * practice trial's: studies/build.ts).
- * No check shows a text in `captions` (the study's pair captions): a description the listener
- * also meets in a pair trial would mark that trial's caption as the right one, and the check as
- * a check. Such a description is replaced by one rendered from the clip's labels.
+ * `count` checks that read like the study's items: both sides are real captions, by the systems
+ * the items show — the check clip's own caption that states its labelled value (gender, emotion,
+ * accent, rate) against a caption that states a clearly different one: preferably the clip's own
+ * caption by a system that got it wrong (the form of an item exactly), else another clip's
+ * caption that states that clip's labelled value. So nothing in the text tells a check from an item, or the right side
+ * from the wrong one; only listening does. Attributes are taken in turn so none dominates.
+ *
+ * Every text shown is used once, and belongs only to the checks' own and donor clips, which the
+ * caller keeps out of the sample (studies/build.ts): a text met again in a scored trial would mark
+ * the check. Donors are taken from the clips already in use where possible (a check's clip
+ * donates to another check through a second caption), so checks cost few clips. `sides: 1`
+ * (a rating shows only the wrong caption) needs no correct caption. `elsewhere`: texts of captions
+ * outside the candidates, which may be shown anywhere.
  */
 export function generateAttentionChecks(
   candidates: readonly AttentionCandidate[],
-  options: { count: number; attributes: readonly AttentionAttribute[]; captions?: ReadonlySet<string> },
+  options: { count: number; attributes: readonly AttentionAttribute[]; sides?: 1 | 2; elsewhere?: ReadonlySet<string> },
   random: StudyRandom,
 ): GeneratedCheck[] {
-  const fresh = (check: GeneratedCheck) => !options.captions?.has(check.correct) && !options.captions?.has(check.wrong);
-  const ordered = random.shuffle(candidates);
+  const sides = options.sides ?? 2;
+  const accents = new Set(candidates.flatMap((c) => salientAttributes(c.labels).accent ?? []));
+  const owners = new Map<string, Set<string>>();
+  for (const c of candidates) for (const { text } of c.captions) owners.set(text, (owners.get(text) ?? new Set()).add(c.utteranceId));
+  // In id order first: the draw depends on the seed only, not on the order clips were imported in.
+  const ordered = random.shuffle([...candidates].sort((a, b) => (a.utteranceId < b.utteranceId ? -1 : a.utteranceId > b.utteranceId ? 1 : 0)));
   const attributes = random.shuffle(options.attributes);
-  const used = new Set<string>();
+  const reserved = new Set<string>();
+  const checked = new Set<string>();
+  const usedTexts = new Set<string>();
+  const free = (text: string, ...also: string[]) =>
+    !usedTexts.has(text) && !options.elsewhere?.has(text) && [...owners.get(text)!].every((u) => reserved.has(u) || also.includes(u));
+  /** The candidate's captions that state exactly `value` of the attribute. */
+  const stating = (c: AttentionCandidate, attribute: AttentionAttribute, value: string) =>
+    c.captions.filter(({ text }) => {
+      const said = statedValues(text, attribute, accents);
+      return said.size === 1 && said.has(value);
+    });
+  // Clips already in use first: a donor that becomes a check (or a check that donates) costs no clip.
+  const byUse = () => [...ordered.filter((c) => reserved.has(c.utteranceId)), ...ordered.filter((c) => !reserved.has(c.utteranceId))];
+  // Each system's captions serve as check sides about equally often, so no system's style marks a check.
+  const systemUses = new Map<string, number>();
+  const leastUsed = <T extends { system: string }>(options: readonly T[]): T => {
+    const fewest = Math.min(...options.map((o) => systemUses.get(o.system) ?? 0));
+    const least = options.filter((o) => (systemUses.get(o.system) ?? 0) === fewest);
+    return least[random.int(least.length)];
+  };
+  const rightOf = (rights: readonly ({ system: string; text: string } | null)[]) => (rights[0] === null ? null : leastUsed(rights as { system: string; text: string }[]));
   const checks: GeneratedCheck[] = [];
   for (let i = 0; checks.length < options.count; i++) {
     let made: GeneratedCheck | undefined;
     for (let t = 0; t < attributes.length && !made; t++) {
       const attribute = attributes[(i + t) % attributes.length];
-      for (const c of ordered) {
-        if (used.has(c.utteranceId)) continue;
-        const attrs = salientAttributes(c.labels);
-        const value = attrs[attribute];
+      for (const c of byUse()) {
+        if (checked.has(c.utteranceId)) continue;
+        const value = salientAttributes(c.labels)[attribute];
         if (value === undefined) continue;
-        const fromText = c.description ? invertInText(c.description, attribute, value) : null;
-        const rendered = { utteranceId: c.utteranceId, attribute, correct: describe(attrs), wrong: describe({ ...attrs, [attribute]: oppositeValue(attribute, value) }) };
-        made = [fromText ? { utteranceId: c.utteranceId, attribute, correct: c.description!, wrong: fromText } : null, rendered].find(
-          (check): check is GeneratedCheck => check !== null && fresh(check),
-        );
+        const rights = sides === 2 ? stating(c, attribute, value).filter((r) => free(r.text, c.utteranceId)) : [null];
+        if (rights.length === 0) continue;
+        // The clip's own caption by a system that got the attribute wrong first: that reads exactly like an item.
+        for (const d of [c, ...byUse().filter((x) => x !== c)]) {
+          const other = salientAttributes(d.labels)[attribute];
+          const wrongs = (
+            d === c
+              ? c.captions.filter(({ text }) => {
+                  const said = [...statedValues(text, attribute, accents)];
+                  return said.length === 1 && clearlyDiffers(attribute, value, said[0]);
+                })
+              : other === undefined || !clearlyDiffers(attribute, value, other)
+                ? []
+                : stating(d, attribute, other)
+          ).filter((w) => free(w.text, c.utteranceId, d.utteranceId));
+          if (wrongs.length === 0) continue;
+          const right = rightOf(rights);
+          // Like an item, the two sides are by different systems where the clips allow.
+          const apart = wrongs.filter((w) => right === null || (w.system !== right.system && w.text !== right.text));
+          if (apart.length === 0 && wrongs.every((w) => w.text === right?.text)) continue;
+          const wrong = leastUsed(apart.length > 0 ? apart : wrongs.filter((w) => w.text !== right?.text));
+          made = { utteranceId: c.utteranceId, attribute, correct: right?.text ?? null, wrong: wrong.text, donorUtteranceId: d.utteranceId };
+          for (const side of [right, wrong]) if (side !== null) systemUses.set(side.system, (systemUses.get(side.system) ?? 0) + 1);
+          break;
+        }
         if (made) break;
       }
     }
     if (!made) {
       throw new Error(
-        `only ${checks.length} of ${options.count} attention checks could be generated: no further utterance has a ${options.attributes.join('/')} label`,
+        `only ${checks.length} of ${options.count} attention checks could be generated: no further clip has a ${options.attributes.join('/')} label that ${sides === 2 ? 'one of its captions states, against' : 'differs from'} another clip's caption stating a clearly different value`,
       );
     }
-    used.add(made.utteranceId);
+    checked.add(made.utteranceId);
+    reserved.add(made.utteranceId).add(made.donorUtteranceId);
+    for (const text of [made.correct, made.wrong]) if (text !== null) usedTexts.add(text);
     checks.push(made);
   }
   return checks;

@@ -33,7 +33,7 @@ export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanCon
   }
   // Generated checks are drawn before a sample, so the sample leaves their clips alone (listed items come first).
   const attention = def.attentionChecks;
-  const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items) : [];
+  const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items, 1) : [];
   if (def.items.mode === 'sample') {
     const config = def.items;
     const systems = study.sampledSystems(config);

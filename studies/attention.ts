@@ -52,7 +52,7 @@ function tags(labels: Labels): string[] {
 }
 
 /**
- * Reads the attributes an attention check can invert from an utterance's or clip's labels JSON,
+ * Reads the attributes an attention check can be about from an utterance's or clip's labels JSON,
  * whatever importer wrote it (RAVDESS emotion/sex, VCTK gender/accent, MetaSet gender/accent/
  * speaking_rate/tags).
  */

@@ -11,7 +11,7 @@ import type { PlanContext, PlannedItem } from '../build';
 import type { StudyDefinitionOf } from '../../contract/study-definition';
 import type { KindPlan } from '.';
 
-/** A generated check shows an inverted description of the clip: it must get the lowest score. */
+/** A generated check shows a real caption that states a clearly wrong value for the clip (studies/attention.ts): it must get the lowest score. */
 const WRONG_DESCRIPTION_SCORE = 1;
 
 export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanContext): KindPlan {

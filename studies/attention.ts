@@ -122,35 +122,94 @@ export interface AttentionCandidate {
   captions: readonly { system: string; text: string }[];
 }
 
+/**
+ * How a check's texts were found: `item` — both sides are one clip's captions by two systems that
+ * disagree on the attribute (the shown clip's own, or another clip's pair shown with a clip whose
+ * label one side states), so the check's text is an item's text; `cross` — the clip's own caption
+ * against another clip's, the fallback when the corpus has no such disagreements to draw on.
+ * A one-sided (rating) check is `item` when the wrong caption is the clip's own.
+ */
+export type CheckForm = 'item' | 'cross';
+
 export interface GeneratedCheck {
   utteranceId: string;
   attribute: AttentionAttribute;
-  /** A caption of this clip that states its labelled value (null when the trial shows one side only). */
+  /** A caption that states this clip's labelled value and contradicts none of its labels (null when the trial shows one side only). */
   correct: string | null;
-  /** A caption that states a clearly different value, and not this clip's: this clip's own by a system that got it wrong, or the donor clip's. */
+  /** A caption that states a clearly different value. */
   wrong: string;
-  /** The clip the wrong caption is of (this clip when a system got it wrong): kept out of the scored sample like the check's own clip. */
+  /** The clip whose captions the sides are (this clip when they are its own): kept out of the scored sample like the check's own clip. */
   donorUtteranceId: string;
+  form: CheckForm;
 }
 
+interface Caption {
+  clip: AttentionCandidate;
+  system: string;
+  text: string;
+  words: Set<string>;
+  length: number;
+  /** The one value it states of each attribute that it states exactly one of. */
+  states: Partial<Record<AttentionAttribute, string>>;
+  /** Attributes it states two or more values of (unusable either way). */
+  mixed: Set<AttentionAttribute>;
+}
+
+interface Option {
+  clip: AttentionCandidate;
+  donor: AttentionCandidate;
+  attribute: AttentionAttribute;
+  right: Caption | null;
+  wrong: Caption;
+  form: CheckForm;
+  /** 0–1: how much the wrong side reads like what its system says of the shown clip (cross form). */
+  likeness: number;
+}
+
+const ATTRIBUTES: readonly AttentionAttribute[] = ['gender', 'emotion', 'accent', 'rate'];
+/** Clips a check's texts are looked for among (a corpus may have thousands; the draw is seeded, so any window is fair). */
+const WINDOW = 240;
+/** The cross-form wrong sides kept per right side: the likest ones. */
+const CROSS_KEEP = 6;
+
+const jaccard = (a: ReadonlySet<string>, b: ReadonlySet<string>) => {
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / Math.max(a.size + b.size - shared, 1);
+};
+
 /**
- * `count` checks that read like the study's items: both sides are real captions, by the systems
- * the items show — the check clip's own caption that states its labelled value (gender, emotion,
- * accent, rate) against a caption that states a clearly different one: preferably the clip's own
- * caption by a system that got it wrong (the form of an item exactly), else another clip's
- * caption that states that clip's labelled value. So nothing in the text tells a check from an item, or the right side
- * from the wrong one; only listening does. Attributes are taken in turn so none dominates.
+ * `count` checks that read like the study's items, so that neither a check nor its right side can
+ * be told from the text alone (issue 20 item 8; measured in studies/templates.test.ts with
+ * studies/text-classifier.ts). Every side is a real caption, by the systems the items show:
  *
- * Every text shown is used once, and belongs only to the checks' own and donor clips, which the
- * caller keeps out of the sample (studies/build.ts): a text met again in a scored trial would mark
- * the check. Donors are taken from the clips already in use where possible (a check's clip
- * donates to another check through a second caption), so checks cost few clips. `sides: 1`
- * (a rating shows only the wrong caption) needs no correct caption. `elsewhere`: texts of captions
- * outside the candidates, which may be shown anywhere.
+ * 1. best, an item's text: one clip's captions by two systems that disagree clearly on an
+ *    attribute (the other gender, slow against fast, an unrelated emotion, another accent) — shown
+ *    with that clip, the side its label agrees with is right; shown with another clip whose label
+ *    one side states (and which that side contradicts in nothing), that side is right. Using both
+ *    ways keeps the side a system got right, or the longer one, right in about half the checks;
+ * 2. else the clip's own caption that states its labelled value against another clip's caption by
+ *    another system that states a clearly different one, the donor picked so its caption reads like
+ *    what that system says of the shown clip (all but the attribute alike).
+ *
+ * Across checks the choice balances which system is right, whether the right side is the longer,
+ * which value the right side states, and the attributes, and it prefers clips already in use (a
+ * donor that is also a check costs no clip). Every text shown is used once, and belongs only to
+ * the checks' own and donor clips, which the caller keeps out of the sample (studies/build.ts): a
+ * text met again in a scored trial would mark the check. `sides: 1` (a rating shows only the wrong
+ * caption) needs no right side. `elsewhere`: texts of captions outside the candidates, which may be
+ * shown anywhere.
  */
 export function generateAttentionChecks(
   candidates: readonly AttentionCandidate[],
-  options: { count: number; attributes: readonly AttentionAttribute[]; sides?: 1 | 2; elsewhere?: ReadonlySet<string> },
+  options: {
+    count: number;
+    attributes: readonly AttentionAttribute[];
+    sides?: 1 | 2;
+    elsewhere?: ReadonlySet<string>;
+    /** At most `clips` of the clips in `within` (the sample's pool) may be kept out of the sample for checks. */
+    budget?: { within: ReadonlySet<string>; clips: number };
+  },
   random: StudyRandom,
 ): GeneratedCheck[] {
   const sides = options.sides ?? 2;
@@ -158,75 +217,145 @@ export function generateAttentionChecks(
   const owners = new Map<string, Set<string>>();
   for (const c of candidates) for (const { text } of c.captions) owners.set(text, (owners.get(text) ?? new Set()).add(c.utteranceId));
   // In id order first: the draw depends on the seed only, not on the order clips were imported in.
-  const ordered = random.shuffle([...candidates].sort((a, b) => (a.utteranceId < b.utteranceId ? -1 : a.utteranceId > b.utteranceId ? 1 : 0)));
-  const attributes = random.shuffle(options.attributes);
+  const ordered = random.shuffle([...candidates].sort((a, b) => (a.utteranceId < b.utteranceId ? -1 : a.utteranceId > b.utteranceId ? 1 : 0))).slice(0, WINDOW);
+  const labelsOf = new Map(ordered.map((c) => [c, salientAttributes(c.labels)]));
+  const captionsOf = new Map(
+    ordered.map((clip) => [
+      clip,
+      clip.captions.map(({ system, text }): Caption => {
+        const states: Caption['states'] = {};
+        const mixed = new Set<AttentionAttribute>();
+        for (const attribute of ATTRIBUTES) {
+          const said = [...statedValues(text, attribute, accents)];
+          if (said.length === 1) states[attribute] = said[0];
+          else if (said.length > 1) mixed.add(attribute);
+        }
+        const words = text.toLowerCase().match(/[a-z]+/g) ?? [];
+        return { clip, system, text, words: new Set(words), length: words.length, states, mixed };
+      }),
+    ]),
+  );
+  /**
+   * Right against `wrong` for the clip: states its value of the attribute, and on every other
+   * labelled attribute is no worse (what it states wrongly, `wrong` states the same way) — so the
+   * side an attentive listener picks is never in doubt.
+   */
+  const rightFor = (caption: Caption, wrong: Caption | null, clip: AttentionCandidate, attribute: AttentionAttribute) => {
+    const labels = labelsOf.get(clip)!;
+    if (labels[attribute] === undefined || caption.states[attribute] !== labels[attribute]) return false;
+    return ATTRIBUTES.every((b) => {
+      if (b === attribute || labels[b] === undefined || (!caption.mixed.has(b) && (caption.states[b] ?? labels[b]) === labels[b])) return true;
+      return wrong !== null && !caption.mixed.has(b) && wrong.states[b] === caption.states[b];
+    });
+  };
+  const wrongFor = (caption: Caption, clip: AttentionCandidate, attribute: AttentionAttribute) => {
+    const value = labelsOf.get(clip)![attribute];
+    const said = caption.states[attribute];
+    return value !== undefined && said !== undefined && clearlyDiffers(attribute, value, said);
+  };
+
+  const wanted = options.attributes.filter((a) => ATTRIBUTES.includes(a));
+  const found: Option[] = [];
+  for (const donor of ordered) {
+    const own = captionsOf.get(donor)!;
+    for (const attribute of wanted) {
+      // An item's text: two of the donor's captions that disagree clearly, shown with any clip one side is right for.
+      for (const p of own) {
+        for (const q of own) {
+          if (sides === 2 && (p.system === q.system || p.text === q.text || p.states[attribute] === undefined || q.states[attribute] === undefined)) continue;
+          if (sides === 2 && !clearlyDiffers(attribute, p.states[attribute]!, q.states[attribute]!)) continue;
+          if (sides === 1 && p !== q) continue;
+          for (const clip of sides === 2 ? ordered : [donor]) {
+            if (sides === 2 ? rightFor(p, q, clip, attribute) && wrongFor(q, clip, attribute) : wrongFor(q, clip, attribute)) {
+              found.push({ clip, donor, attribute, right: sides === 2 ? p : null, wrong: q, form: 'item', likeness: 1 });
+            }
+          }
+        }
+      }
+    }
+  }
+  // The fallback: the clip's own right caption against the likest wrong caption of another clip.
+  for (const clip of ordered) {
+    const own = captionsOf.get(clip)!;
+    for (const attribute of wanted) {
+      const rights: (Caption | null)[] = sides === 2 ? own.filter((p) => p.states[attribute] === labelsOf.get(clip)![attribute]) : [null];
+      for (const right of rights) {
+        const wrongs: Option[] = [];
+        for (const donor of ordered) {
+          if (donor === clip) continue;
+          for (const q of captionsOf.get(donor)!) {
+            if ((right !== null && (q.system === right.system || !rightFor(right, q, clip, attribute))) || !wrongFor(q, clip, attribute)) continue;
+            const same = own.find((c) => c.system === q.system);
+            wrongs.push({ clip, donor, attribute, right, wrong: q, form: 'cross', likeness: same ? jaccard(q.words, same.words) : 0 });
+          }
+        }
+        found.push(...wrongs.sort((x, y) => y.likeness - x.likeness).slice(0, CROSS_KEEP));
+      }
+    }
+  }
+
   const reserved = new Set<string>();
   const checked = new Set<string>();
   const usedTexts = new Set<string>();
   const free = (text: string, ...also: string[]) =>
     !usedTexts.has(text) && !options.elsewhere?.has(text) && [...owners.get(text)!].every((u) => reserved.has(u) || also.includes(u));
-  /** The candidate's captions that state exactly `value` of the attribute. */
-  const stating = (c: AttentionCandidate, attribute: AttentionAttribute, value: string) =>
-    c.captions.filter(({ text }) => {
-      const said = statedValues(text, attribute, accents);
-      return said.size === 1 && said.has(value);
-    });
-  // Clips already in use first: a donor that becomes a check (or a check that donates) costs no clip.
-  const byUse = () => [...ordered.filter((c) => reserved.has(c.utteranceId)), ...ordered.filter((c) => !reserved.has(c.utteranceId))];
-  // Each system's captions serve as check sides about equally often, so no system's style marks a check.
-  const systemUses = new Map<string, number>();
-  const leastUsed = <T extends { system: string }>(options: readonly T[]): T => {
-    const fewest = Math.min(...options.map((o) => systemUses.get(o.system) ?? 0));
-    const least = options.filter((o) => (systemUses.get(o.system) ?? 0) === fewest);
-    return least[random.int(least.length)];
+  // What the checks so far lean to: a text-only guess feeds on any lean.
+  const rightMinusWrong = new Map<string, number>();
+  const bump = (key: string, by: number) => rightMinusWrong.set(key, (rightMinusWrong.get(key) ?? 0) + by);
+  const lean = (key: string) => rightMinusWrong.get(key) ?? 0;
+  const attributeUses = new Map<AttentionAttribute, number>();
+  /** What a check adds to each lean: which system is right, which value the right side states, whether it is the longer. */
+  const moves = (o: Option): [string, number][] =>
+    o.right === null
+      ? [[`system ${o.wrong.system}`, 1]]
+      : [
+          [`system ${o.right.system}`, 1], [`system ${o.wrong.system}`, -1],
+          [`value ${o.right.states[o.attribute]}`, 1], [`value ${o.wrong.states[o.attribute]}`, -1],
+          ['longer', Math.sign(o.right.length - o.wrong.length)],
+        ];
+  const cost = (o: Option) => {
+    // One side shown reads like a rating item whoever's caption it is; two sides are best an item's text.
+    let c = o.right === null || o.form === 'item' ? 0 : 4 + 4 * (1 - o.likeness);
+    c += 1.5 * (attributeUses.get(o.attribute) ?? 0);
+    // Each clip newly kept out of the sample costs the sample a clip.
+    c += 1.5 * new Set([o.clip, o.donor].filter((x) => !reserved.has(x.utteranceId))).size;
+    // Each move costs what it adds to its lean's size.
+    for (const [key, by] of moves(o)) c += Math.abs(lean(key) + by) - Math.abs(lean(key));
+    return c + random.next() * 0.01;
   };
-  const rightOf = (rights: readonly ({ system: string; text: string } | null)[]) => (rights[0] === null ? null : leastUsed(rights as { system: string; text: string }[]));
+  const budget = options.budget;
+  const costly = (ids: Iterable<string>) => [...ids].filter((u) => budget?.within.has(u)).length;
+  /** Whether the sample keeps enough clips after this check, and every later check can still have a clip of its own. */
+  const affordable = (o: Option) => {
+    if (!budget) return true;
+    const after = new Set([...reserved, o.clip.utteranceId, o.donor.utteranceId]);
+    const spareChecks = [...after].filter((u) => u !== o.clip.utteranceId && !checked.has(u)).length;
+    const later = Math.max(0, options.count - checks.length - 1 - spareChecks);
+    return costly(after) + later <= budget.clips;
+  };
   const checks: GeneratedCheck[] = [];
-  for (let i = 0; checks.length < options.count; i++) {
-    let made: GeneratedCheck | undefined;
-    for (let t = 0; t < attributes.length && !made; t++) {
-      const attribute = attributes[(i + t) % attributes.length];
-      for (const c of byUse()) {
-        if (checked.has(c.utteranceId)) continue;
-        const value = salientAttributes(c.labels)[attribute];
-        if (value === undefined) continue;
-        const rights = sides === 2 ? stating(c, attribute, value).filter((r) => free(r.text, c.utteranceId)) : [null];
-        if (rights.length === 0) continue;
-        // The clip's own caption by a system that got the attribute wrong first: that reads exactly like an item.
-        for (const d of [c, ...byUse().filter((x) => x !== c)]) {
-          const other = salientAttributes(d.labels)[attribute];
-          const wrongs = (
-            d === c
-              ? c.captions.filter(({ text }) => {
-                  const said = [...statedValues(text, attribute, accents)];
-                  return said.length === 1 && clearlyDiffers(attribute, value, said[0]);
-                })
-              : other === undefined || !clearlyDiffers(attribute, value, other)
-                ? []
-                : stating(d, attribute, other)
-          ).filter((w) => free(w.text, c.utteranceId, d.utteranceId));
-          if (wrongs.length === 0) continue;
-          const right = rightOf(rights);
-          // Like an item, the two sides are by different systems where the clips allow.
-          const apart = wrongs.filter((w) => right === null || (w.system !== right.system && w.text !== right.text));
-          if (apart.length === 0 && wrongs.every((w) => w.text === right?.text)) continue;
-          const wrong = leastUsed(apart.length > 0 ? apart : wrongs.filter((w) => w.text !== right?.text));
-          made = { utteranceId: c.utteranceId, attribute, correct: right?.text ?? null, wrong: wrong.text, donorUtteranceId: d.utteranceId };
-          for (const side of [right, wrong]) if (side !== null) systemUses.set(side.system, (systemUses.get(side.system) ?? 0) + 1);
-          break;
-        }
-        if (made) break;
-      }
+  while (checks.length < options.count) {
+    let best: Option | undefined;
+    let bestCost = Infinity;
+    for (const o of found) {
+      if (checked.has(o.clip.utteranceId) || !affordable(o)) continue;
+      const also = [o.clip.utteranceId, o.donor.utteranceId];
+      if (!free(o.wrong.text, ...also) || (o.right !== null && !free(o.right.text, ...also))) continue;
+      const c = cost(o);
+      if (c < bestCost) [best, bestCost] = [o, c];
     }
-    if (!made) {
+    if (!best) {
       throw new Error(
-        `only ${checks.length} of ${options.count} attention checks could be generated: no further clip has a ${options.attributes.join('/')} label that ${sides === 2 ? 'one of its captions states, against' : 'differs from'} another clip's caption stating a clearly different value`,
+        `only ${checks.length} of ${options.count} attention checks could be generated: no further clip has a ${options.attributes.join('/')} label that ${sides === 2 ? 'one of its captions states, against' : 'differs from'} another caption stating a clearly different value`,
       );
     }
-    checked.add(made.utteranceId);
-    reserved.add(made.utteranceId).add(made.donorUtteranceId);
-    for (const text of [made.correct, made.wrong]) if (text !== null) usedTexts.add(text);
-    checks.push(made);
+    const o = best;
+    checked.add(o.clip.utteranceId);
+    reserved.add(o.clip.utteranceId).add(o.donor.utteranceId);
+    for (const side of [o.right, o.wrong]) if (side !== null) usedTexts.add(side.text);
+    attributeUses.set(o.attribute, (attributeUses.get(o.attribute) ?? 0) + 1);
+    for (const [key, by] of moves(o)) bump(key, by);
+    checks.push({ utteranceId: o.clip.utteranceId, attribute: o.attribute, correct: o.right?.text ?? null, wrong: o.wrong.text, donorUtteranceId: o.donor.utteranceId, form: o.form });
   }
   return checks;
 }

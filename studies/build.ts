@@ -286,8 +286,14 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       // A caption of any other clip may be shown in a trial: a check must not repeat it.
       const own = new Set(usable.map((u) => u.id));
       const elsewhere = new Set([...manifest.captionEntries()].filter(([utteranceId]) => !own.has(utteranceId)).map(([, text]) => text));
+      // A sample drawn after the checks needs its clips: checks keep at most the pool's spare ones out of it.
+      const sample = def.items.mode === 'sample' ? def.items : null;
+      const pool = sample ? manifest.filtered(sample.utterances).filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!)) : [];
+      const spare = sample ? pool.length - Math.ceil(sample.count / sample.maxPerUtterance) : 0;
+      // Too small a pool for even the checks' own clips: the sample says so at its own setting.
+      const budget = sample && spare >= config.count ? { within: new Set(pool.map((u) => u.id)), clips: spare } : undefined;
       try {
-        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, sides, elsewhere }, keyedRandom(def.seed, 'attention')).map((check) => ({
+        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, sides, elsewhere, budget }, keyedRandom(def.seed, 'attention')).map((check) => ({
           ...check,
           clipId: manifest.utterance(check.utteranceId)!.clipId!,
           donorClipId: manifest.utterance(check.donorUtteranceId)!.clipId!,

@@ -10,6 +10,7 @@ import type { Db } from '../db/open';
 import { manifestStore } from '../audio-manifest/store';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
+import { studyBlendWarning } from './attention-blend';
 import { completionProblems } from './completion';
 import { readMaterial, type StudyMaterial } from './material';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
@@ -107,6 +108,12 @@ export interface ValidationResult {
   notes: string[];
 }
 
+/** Attention checks a text-only reader may spot (studies/attention-blend.ts): a warning, not a refusal. */
+function blendNotes(db: Db, parsed: ParsedStudy, scope: PlanScope | undefined): string[] {
+  const warning = studyBlendWarning(db, parsed, scope);
+  return warning === null ? [] : [warning];
+}
+
 /** Lines for the CLI and the studio: what each source held, read as a dry run. */
 export function describeMaterial(material: StudyMaterial): string {
   const clips = [...material.utterances.values()].filter((u) => u.audio !== null).length;
@@ -139,7 +146,7 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
     return { studyId, plan: null, material, items: countItems([], parsed.definition.trial.kind), notes };
   }
   const plan = planStudy(db, parsed, material ? { material, clipOf: notImported } : undefined);
-  return { studyId, plan, material, items: countItems(plan.items, parsed.definition.trial.kind), notes };
+  return { studyId, plan, material, items: countItems(plan.items, parsed.definition.trial.kind), notes: [...notes, ...blendNotes(db, parsed, material ? { material, clipOf: notImported } : undefined)] };
 }
 
 /**
@@ -183,7 +190,7 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
     studyId,
     summary: {
       studyId, action, status, items: countItems(plan.items, parsed.definition.trial.kind), sampler: plan.sampler, sources,
-      notes: material?.notes ?? [],
+      notes: [...(material?.notes ?? []), ...blendNotes(db, parsed, scope)],
       audio: summariseStudyAudio(audio),
     },
   };

@@ -22,7 +22,8 @@ import { exportRepository } from '../server/store/export';
 import { studyTemplates } from '../server/store/study-folders';
 import { call, takeScreening, voteFor } from '../server/testing/client';
 import { salientAttributes, statedValues, type Labels } from './attention';
-import { checkVsItemAuc, sideGuessAccuracy } from './text-classifier';
+import { BLEND_BUDGET, type BlendFigures } from './text-classifier';
+import { pooledBlend } from './attention-blend';
 import { readStudyYaml, StudyDefinitionError } from './parse';
 import type { AttentionAttribute } from '../contract/study-definition';
 import { planStudy, setStudyStatus, type PlannedItem } from './build';
@@ -142,7 +143,15 @@ interface MetasetRow {
  * A system's caption in the StyleInstructCaps manner: it names the speaker's gender, accent, tone
  * and pace in its own words (each system its own sentence shape), and gets a detail wrong now and then.
  */
-function systemCaption(r: MetasetRow, n: number, s: number): string {
+function systemCaption(truth: MetasetRow, n: number, s: number): string {
+  // Like real captioners, each system hears the gender wrong on about one clip in six, the accent on one in five
+  // and the tone (an emotion, where the corpus tags one) on one in four.
+  const gender = (n * 7 + s * 3) % 6 === 0 ? (truth.gender === 'female' ? 'male' : 'female') : truth.gender;
+  const accents = ['american', 'british', 'scottish', 'irish', 'english', 'indian'];
+  const accent = (n * 3 + s * 2) % 5 === 1 ? accents[(accents.indexOf(truth.accent) + 1 + s) % accents.length] : truth.accent;
+  const tones: Record<string, string> = { calm: 'angry', happy: 'sad', sad: 'happy', angry: 'calm' };
+  const tags = (n * 5 + s) % 4 === 2 && truth.tags[0] in tones ? [tones[truth.tags[0]]] : truth.tags;
+  const r = { ...truth, gender, accent, tags };
   const pitch = ['low', 'medium', 'high', 'slightly low', 'slightly high'][(n + s) % 5];
   const person = r.gender === 'female' ? 'woman' : 'man';
   const pace = r.rate.replace(' speed', '') === 'measured' ? 'at a measured pace' : r.rate.startsWith('slow') ? 'slowly' : 'quickly';
@@ -196,9 +205,8 @@ function metasetFixture(studyDir: string, rows: MetasetRow[], systems: string[],
  * The attributes an attention check is about, checked against the clip's own labels: the correct
  * text states the clip's labelled value and the wrong one a different value, not the clip's.
  */
-function checkedAttributes(correct: string | null, wrong: string, labels: Labels, attributes: readonly AttentionAttribute[]): AttentionAttribute[] {
+function checkedAttributes(correct: string | null, wrong: string, labels: Labels, attributes: readonly AttentionAttribute[], accents: ReadonlySet<string>): AttentionAttribute[] {
   const truth = salientAttributes(labels);
-  const accents = new Set([truth.accent ?? '', 'american', 'british', 'english', 'scottish', 'irish', 'canadian', 'australian'].filter(Boolean));
   const found = attributes.filter((attribute) => {
     const value = truth[attribute];
     if (value === undefined) return false;
@@ -235,67 +243,37 @@ function checkAttention(db: Db, studyId: string, attributes: readonly AttentionA
   const pairCaptions = new Set(db.prepare("SELECT caption_a FROM items WHERE study_id = ? AND kind = 'pair' UNION SELECT caption_b FROM items WHERE study_id = ? AND kind = 'pair'").pluck().all(studyId, studyId));
   for (const r of rows) expect([r.a, r.b].filter((text) => pairCaptions.has(text))).toEqual([]);
   expect(new Set(rows.flatMap((r) => [r.a, r.b])).size, 'every check text is shown once').toBe(rows.length * 2);
+  // The accents a caption may name: those of the corpus's clips.
+  const labelsJson = db.prepare('SELECT labels FROM utterances UNION ALL SELECT labels FROM clips').pluck().all() as string[];
+  const accents = new Set(labelsJson.flatMap((l) => salientAttributes(JSON.parse(l) as Labels).accent ?? []));
   return rows.map((r) => {
     const labels = { ...JSON.parse(r.cl), ...JSON.parse(r.ul) };
     const [correct, wrong] = r.expected === 'a' ? [r.a, r.b] : [r.b, r.a];
-    return checkedAttributes(correct, wrong, labels, attributes);
+    return checkedAttributes(correct, wrong, labels, attributes, accents);
   }).flat();
 }
 
 /**
  * Checks blend in (issue 20 item 8): a cross-validated text classifier trained on the study's
  * trials tells its attention checks from its items no better than AUC 0.65, and no text-only
- * guess names a pair check's right side in more than 60 % of checks. A handful of checks says
- * little, so the study is planned (a dry run over what the build imported) under 12 seeds and
- * the distinct trials of all of them are pooled. Prints the figures.
+ * guess names a pair check's right side in more than 60 % of checks (text-classifier.ts). A
+ * handful of checks says little, so the study is planned (a dry run over what the build imported)
+ * under 12 seeds and the distinct trials of all of them are pooled, as the build's warning does
+ * (attention-blend.ts). Prints the figures.
  */
-function expectChecksBlendIn(db: Db, file: string, name: string): void {
-  const parsed = readStudyYaml(file);
-  const trials = new Map<string, PlannedItem>();
-  let planned = 0;
-  for (let seed = 1; seed <= 12; seed++) {
-    let plan;
-    try {
-      plan = planStudy(db, { ...parsed, definition: { ...parsed.definition, seed } });
-    } catch (error) {
-      // A small fixture cannot meet every count under every seed (the one in the file builds).
-      if (error instanceof StudyDefinitionError) continue;
-      throw error;
-    }
-    planned++;
-    for (const i of plan.items) if (i.kind === 'attention' || i.kind === i.trialKind) trials.set(`${i.kind} ${i.captionA} ${i.captionB}`, i);
-  }
+function blendOver(db: Db, file: string, name: string): BlendFigures {
+  const { figures, planned } = pooledBlend(db, readStudyYaml(file));
   expect(planned, `${name}: seeds that plan`).toBeGreaterThanOrEqual(6);
-  const all = [...trials.values()];
-  const texts = (i: PlannedItem) => ({ texts: i.captionB === null ? [i.captionA ?? ''] : [i.captionA ?? '', i.captionB] });
-  const checks = all.filter((i) => i.kind === 'attention');
-  const items = all.filter((i) => i.kind !== 'attention');
-  const aucValue = checkVsItemAuc(checks.map(texts), items.map(texts));
-  const pairChecks = checks.filter((i) => i.captionB !== null).map((i) => (i.expected === 'a' ? { correct: i.captionA!, wrong: i.captionB! } : { correct: i.captionB!, wrong: i.captionA! }));
-  const guesses = pairChecks.length > 0 ? sideGuessAccuracy(pairChecks, items.flatMap((i) => texts(i).texts)) : {};
-  const best = Math.max(0, ...Object.values(guesses));
-  const shown = Object.entries(guesses).map(([k, v]) => `${k} ${(100 * v).toFixed(0)}%`).join(', ');
-  console.log(`${name}: check-vs-item AUC ${aucValue.toFixed(3)} (${checks.length} checks, ${items.length} items over ${planned} seeds); side guesses ${shown || 'n/a (one side shown)'}`);
-  const gap = BLEND_GAPS[name] ?? {};
-  // A bound not yet met is held at what was measured, so it can only get better (and is listed, not hidden).
-  expect(aucValue, `${name}: a text classifier tells checks from items`).toBeLessThanOrEqual(gap.auc ?? 0.65);
-  expect(best, `${name}: a text-only guess names the right side`).toBeLessThanOrEqual(gap.side ?? 0.6);
+  const shown = Object.entries(figures!.guesses).map(([k, v]) => `${k} ${(100 * v).toFixed(0)}%`).join(', ');
+  console.log(`${name}: check-vs-item AUC ${figures!.auc.toFixed(3)} (${figures!.checks} checks, ${figures!.items} items over ${planned} seeds); side guesses ${shown || 'n/a (one side shown)'}`);
+  return figures!;
 }
 
-/**
- * Where the bounds are not met yet (issue 20 item 8 stays open for these), with the reason:
- * - pair studies whose systems never get an attribute wrong (the MetaSet and VCTK fixtures): a
- *   check's sides disagree on the attribute and an item's never do, and a bag of words sees that;
- * - VoxReason: an item is a gold plan against a neutral counterfactual, so a check in that form
- *   (the clip's counterfactual as the wrong side) has a wrong side that always reads "Neutral";
- * - the demo: its four attention checks are written by hand (explicit), not generated.
- */
-const BLEND_GAPS: Record<string, { auc?: number; side?: number }> = {
-  'metaset-caption-preference': { auc: 1 },
-  'vctk-speaker-style': { auc: 0.93, side: 0.67 },
-  'ravdess-plan-preference': { auc: 0.75, side: 1 },
-  demo: { auc: 0.94, side: 1 },
-};
+function expectChecksBlendIn(db: Db, file: string, name: string): void {
+  const figures = blendOver(db, file, name);
+  expect(figures.auc, `${name}: a text classifier tells checks from items`).toBeLessThanOrEqual(BLEND_BUDGET.auc);
+  expect(figures.side, `${name}: a text-only guess names the right side`).toBeLessThanOrEqual(BLEND_BUDGET.side);
+}
 
 /** A real server over the data directory; listeners answer every trial (attention checks rightly). */
 async function runListeners(data: string, studyId: string, listeners: number, screening: string[]): Promise<{ votes: number; perListener: number[] }> {
@@ -373,14 +351,15 @@ describe('study templates build and run', () => {
     const data = dataDir();
     const studyDir = join(data, 'studies', 'metaset-pref');
     const accents = ['american', 'british', 'scottish', 'irish'];
-    // 10 clips for the items and 8 of their own for the attention checks (a check's clip is never scored).
-    const rows: MetasetRow[] = Array.from({ length: 18 }, (_, n) => ({
+    // 10 clips for the items, 8 of their own for the attention checks (a check's clip is never scored) and a few
+    // whose captions checks may show. Gender, accent, pace and tone vary independently, as in a real corpus.
+    const rows: MetasetRow[] = Array.from({ length: 24 }, (_, n) => ({
       source: n % 2 ? 'expresso' : 'ears',
       rel: n % 2 ? `audio_48khz/read/ex0${n % 4}/default/base/ex0${n % 4}_default_${String(n).padStart(5, '0')}.wav` : `p0${20 + n}/emo_${['relief', 'anger', 'joy'][n % 3]}_freeform.wav`,
-      gender: n % 3 ? 'female' : 'male',
+      gender: n % 5 % 2 ? 'female' : 'male',
       accent: accents[n % 4],
       rate: ['slow speed', 'measured speed', 'fast speed'][n % 3],
-      tags: [['calm', 'happy', 'sad', 'angry'][n % 4]],
+      tags: [['calm', 'happy', 'sad', 'angry'][Math.floor(n / 2) % 4]],
     }));
     const systems = ['system-01', 'system-02', 'system-03'];
     metasetFixture(studyDir, rows, systems, 'holistic_creative_synthesis', (r, n) => clip(join(studyDir, 'audio', r.source, r.rel), n));
@@ -449,9 +428,10 @@ describe('study templates build and run', () => {
       expect(pairs.map((p) => p.u.replace('ravdess:', '')).every((u) => scorable.includes(u))).toBe(true);
       const checked = items.filter((i) => i.kind === 'attention').map((i) => i.u);
       expect(checked.filter((u) => pairs.some((p) => p.u === u) || u === template.practice[0].utterance)).toEqual([]);
-      // The neutral clips left in the pool (one may describe a check's wrong side, and be kept out of it).
-      expect(summary.sampler!.identical).toBeGreaterThan(0);
-      expect(summary.sampler!.identical).toBeLessThanOrEqual(stems.filter((s) => s.slice(6, 8) === '01').length);
+      // The neutral clips left in the pool: a neutral clip may be a check (shown with an emotional clip's gold plan
+      // and its neutral counterfactual, the counterfactual right) or lend its captions to one, and is kept out of it.
+      const neutral = stems.filter((s) => s.slice(6, 8) === '01').map((s) => `ravdess:${s}`);
+      expect(summary.sampler!.identical).toBeLessThanOrEqual(neutral.filter((u) => !checked.includes(u)).length);
       expect(items.find((i) => i.kind === 'practice')!.u).toBe(template.practice[0].utterance);
       checkAttention(db, studyId, ['gender', 'emotion']);
       expectChecksBlendIn(db, join(dir, 'study.yaml'), 'ravdess-plan-preference');
@@ -618,13 +598,17 @@ describe('demo-caption-rating template', () => {
 });
 
 describe('the demo study', () => {
-  it('its attention checks blend in with its items', async () => {
+  it('its hand-written attention checks can be told from its items by their text, and its build says so', async () => {
     const data = dataDir();
     const db = openDatabase(databaseFile({ dataDir: data }), { synchronous: 'OFF' });
     try {
       const demo = fileURLToPath(new URL('./demo', import.meta.url));
-      await loadStudyDir(db, demo);
-      expectChecksBlendIn(db, join(demo, 'study.yaml'), 'demo');
+      const { summary } = await loadStudyDir(db, demo);
+      // The demo's four checks are written by hand (explicit); its 16 clips have too few system errors to generate
+      // checks in the items' form (whisper-style's wrong genders share one text each, which the items may show).
+      const figures = blendOver(db, join(demo, 'study.yaml'), 'demo');
+      expect(figures.auc > BLEND_BUDGET.auc || figures.side > BLEND_BUDGET.side).toBe(true);
+      expect(summary.notes.filter((n) => n.startsWith('attentionChecks: listeners may spot'))).toHaveLength(1);
     } finally {
       db.close();
     }

@@ -89,7 +89,8 @@ export interface KnownCheck {
 /**
  * The best share of checks whose right side a text-only guess names: the longer side, the shorter
  * side, the side whose words are commoner in the study's item texts, the rarer one, and a
- * leave-one-out logistic regression over the checks that tells a right text from a wrong one.
+ * leave-one-out logistic regression over the checks that tells a right text from a wrong one (the
+ * left-out check's texts never in its training set).
  */
 export function sideGuessAccuracy(checks: readonly KnownCheck[], itemTexts: readonly string[]): Record<string, number> {
   const count = new Map<string, number>();
@@ -98,8 +99,10 @@ export function sideGuessAccuracy(checks: readonly KnownCheck[], itemTexts: read
   const share = (guess: (c: KnownCheck) => boolean) => checks.filter(guess).length / checks.length;
   const texts = checks.flatMap((c) => [{ texts: [c.correct] }, { texts: [c.wrong] }]);
   const x = featurize(texts);
+  // Leave one check out, with every check that shares a text with it: a text seen in training would be recognised, not read.
+  const shares = (i: number, j: number) => [checks[i].correct, checks[i].wrong].some((t) => t === checks[j].correct || t === checks[j].wrong);
   const looRight = checks.filter((_, i) => {
-    const train = texts.flatMap((_, j) => (Math.floor(j / 2) !== i ? [j] : []));
+    const train = texts.flatMap((_, j) => (!shares(i, Math.floor(j / 2)) ? [j] : []));
     const model = fitLogistic(train.map((j) => x[j]), train.map((j) => (j % 2 === 0 ? 1 : 0)));
     return predict(model, x[2 * i]) > predict(model, x[2 * i + 1]);
   }).length;
@@ -110,4 +113,54 @@ export function sideGuessAccuracy(checks: readonly KnownCheck[], itemTexts: read
     rarer: share((c) => commonness(c.correct) < commonness(c.wrong)),
     classifier: checks.length > 1 ? looRight / checks.length : 0,
   };
+}
+
+/** What a study's attention checks may give away to a text-only reader (issue 20 item 8): never loosened. */
+export const BLEND_BUDGET = { auc: 0.65, side: 0.6 } as const;
+
+/** The items a plan shows, as far as the blend is concerned. */
+export interface ShownItem {
+  kind: string;
+  trialKind: string;
+  captionA: string | null;
+  captionB: string | null;
+  expected: string | null;
+}
+
+export interface BlendFigures {
+  /** Cross-validated AUC of telling the checks from the scored items by their text. */
+  auc: number;
+  /** The best text-only guess's share of pair checks whose right side it names (0 when checks show one side). */
+  side: number;
+  guesses: Record<string, number>;
+  checks: number;
+  items: number;
+}
+
+/** Scored items a measure reads at most (every n-th of a larger pool: the fit stays well under a second). */
+const MAX_ITEMS = 300;
+
+/**
+ * How well a plan's attention checks blend in with its scored items, from the texts the trials
+ * show; null when no check shows a text (audio-only ratings) or there are no items.
+ */
+export function blendFigures(plan: readonly ShownItem[]): BlendFigures | null {
+  const texts = (i: ShownItem) => ({ texts: i.captionB === null ? [i.captionA ?? ''] : [i.captionA ?? '', i.captionB] });
+  const checks = plan.filter((i) => i.kind === 'attention' && i.captionA !== null);
+  const all = plan.filter((i) => i.kind === i.trialKind);
+  const items = all.filter((_, n) => n % Math.ceil(all.length / MAX_ITEMS) === 0);
+  if (checks.length === 0 || items.length === 0) return null;
+  const pairChecks = checks.filter((i) => i.captionB !== null).map((i) => (i.expected === 'a' ? { correct: i.captionA!, wrong: i.captionB! } : { correct: i.captionB!, wrong: i.captionA! }));
+  const guesses = pairChecks.length > 0 ? sideGuessAccuracy(pairChecks, items.flatMap((i) => texts(i).texts)) : {};
+  return { auc: checkVsItemAuc(checks.map(texts), items.map(texts)), side: Math.max(0, ...Object.values(guesses)), guesses, checks: checks.length, items: items.length };
+}
+
+/** The build's warning when a study's checks exceed the budget, or null. */
+export function blendWarning(f: BlendFigures | null): string | null {
+  if (f === null || (f.auc <= BLEND_BUDGET.auc && f.side <= BLEND_BUDGET.side)) return null;
+  const said = [
+    f.auc > BLEND_BUDGET.auc ? `a text classifier tells them from the items (cross-validated AUC ${f.auc.toFixed(2)}, budget ${BLEND_BUDGET.auc})` : '',
+    f.side > BLEND_BUDGET.side ? `a text-only guess names the right side of ${Math.round(100 * f.side)} % of them (budget ${100 * BLEND_BUDGET.side} %)` : '',
+  ].filter(Boolean);
+  return `attentionChecks: listeners may spot these attention checks without listening: ${said.join('; ')}. Generated checks blend in when the corpus has clips whose captions by two of the study's systems disagree on a checked attribute (studies/README.md, "Generated attention checks"): add captions or clips, or check other attributes`;
 }

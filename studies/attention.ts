@@ -297,8 +297,11 @@ export function generateAttentionChecks(
   const reserved = new Set<string>();
   const checked = new Set<string>();
   const usedTexts = new Set<string>();
-  const free = (text: string, ...also: string[]) =>
-    !usedTexts.has(text) && !options.elsewhere?.has(text) && [...owners.get(text)!].every((u) => reserved.has(u) || also.includes(u));
+  const free = (text: string, clip: string, donor: string) => {
+    if (usedTexts.has(text) || options.elsewhere?.has(text)) return false;
+    for (const u of owners.get(text)!) if (!reserved.has(u) && u !== clip && u !== donor) return false;
+    return true;
+  };
   // What the checks so far lean to: a text-only guess feeds on any lean.
   const rightMinusWrong = new Map<string, number>();
   const bump = (key: string, by: number) => rightMinusWrong.set(key, (rightMinusWrong.get(key) ?? 0) + by);
@@ -313,35 +316,45 @@ export function generateAttentionChecks(
           [`value ${o.right.states[o.attribute]}`, 1], [`value ${o.wrong.states[o.attribute]}`, -1],
           ['longer', Math.sign(o.right.length - o.wrong.length)],
         ];
-  const cost = (o: Option) => {
+  // What does not change from check to check, once per option: its form's cost, its moves and a seeded tie-break.
+  const fixed = found.map((o) => ({
+    option: o,
     // One side shown reads like a rating item whoever's caption it is; two sides are best an item's text.
-    let c = o.right === null || o.form === 'item' ? 0 : 4 + 4 * (1 - o.likeness);
-    c += 1.5 * (attributeUses.get(o.attribute) ?? 0);
+    base: (o.right === null || o.form === 'item' ? 0 : 4 + 4 * (1 - o.likeness)) + random.next() * 0.01,
+    moves: moves(o),
+  }));
+  const cost = ({ option: o, base, moves: shifts }: (typeof fixed)[number]) => {
+    let c = base + 1.5 * (attributeUses.get(o.attribute) ?? 0);
     // Each clip newly kept out of the sample costs the sample a clip.
-    c += 1.5 * new Set([o.clip, o.donor].filter((x) => !reserved.has(x.utteranceId))).size;
+    const [u, d] = [o.clip.utteranceId, o.donor.utteranceId];
+    c += 1.5 * ((reserved.has(u) ? 0 : 1) + (d !== u && !reserved.has(d) ? 1 : 0));
     // Each move costs what it adds to its lean's size.
-    for (const [key, by] of moves(o)) c += Math.abs(lean(key) + by) - Math.abs(lean(key));
-    return c + random.next() * 0.01;
+    for (const [key, by] of shifts) c += Math.abs(lean(key) + by) - Math.abs(lean(key));
+    return c;
   };
   const budget = options.budget;
-  const costly = (ids: Iterable<string>) => [...ids].filter((u) => budget?.within.has(u)).length;
+  const inBudget = (u: string) => budget?.within.has(u) ?? false;
+  let costlyReserved = 0;
+  let spareClips = 0; // reserved (as donors) and not yet a check's clip: a later check may take one for free
   /** Whether the sample keeps enough clips after this check, and every later check can still have a clip of its own. */
   const affordable = (o: Option) => {
     if (!budget) return true;
-    const after = new Set([...reserved, o.clip.utteranceId, o.donor.utteranceId]);
-    const spareChecks = [...after].filter((u) => u !== o.clip.utteranceId && !checked.has(u)).length;
-    const later = Math.max(0, options.count - checks.length - 1 - spareChecks);
-    return costly(after) + later <= budget.clips;
+    const [c, d] = [o.clip.utteranceId, o.donor.utteranceId];
+    const newDonor = d !== c && !reserved.has(d);
+    const costly = costlyReserved + (!reserved.has(c) && inBudget(c) ? 1 : 0) + (newDonor && inBudget(d) ? 1 : 0);
+    const spare = spareClips - (reserved.has(c) ? 1 : 0) + (newDonor ? 1 : 0);
+    return costly + Math.max(0, options.count - checks.length - 1 - spare) <= budget.clips;
   };
   const checks: GeneratedCheck[] = [];
   while (checks.length < options.count) {
     let best: Option | undefined;
     let bestCost = Infinity;
-    for (const o of found) {
-      if (checked.has(o.clip.utteranceId) || !affordable(o)) continue;
-      const also = [o.clip.utteranceId, o.donor.utteranceId];
-      if (!free(o.wrong.text, ...also) || (o.right !== null && !free(o.right.text, ...also))) continue;
-      const c = cost(o);
+    for (const f of fixed) {
+      const o = f.option;
+      if (checked.has(o.clip.utteranceId)) continue;
+      if (!free(o.wrong.text, o.clip.utteranceId, o.donor.utteranceId) || (o.right !== null && !free(o.right.text, o.clip.utteranceId, o.donor.utteranceId))) continue;
+      if (!affordable(o)) continue;
+      const c = cost(f);
       if (c < bestCost) [best, bestCost] = [o, c];
     }
     if (!best) {
@@ -350,6 +363,12 @@ export function generateAttentionChecks(
       );
     }
     const o = best;
+    for (const u of new Set([o.clip.utteranceId, o.donor.utteranceId])) {
+      if (!reserved.has(u)) {
+        if (inBudget(u)) costlyReserved++;
+        if (u !== o.clip.utteranceId) spareClips++;
+      } else if (u === o.clip.utteranceId) spareClips--;
+    }
     checked.add(o.clip.utteranceId);
     reserved.add(o.clip.utteranceId).add(o.donor.utteranceId);
     for (const side of [o.right, o.wrong]) if (side !== null) usedTexts.add(side.text);

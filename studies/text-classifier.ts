@@ -15,44 +15,59 @@ export interface Trial {
 
 const words = (text: string) => text.toLowerCase().match(/[a-z]+/g) ?? [];
 
-function featurize(trials: readonly Trial[]): number[][] {
+/** A trial's features, sparse: the indices of its non-zero features and their values. */
+interface Features {
+  index: number[];
+  value: number[];
+}
+
+interface Featurized {
+  x: Features[];
+  dimensions: number;
+}
+
+function featurize(trials: readonly Trial[]): Featurized {
   const vocabulary = new Map<string, number>();
   for (const t of trials) for (const text of t.texts) for (const w of words(text)) if (!vocabulary.has(w)) vocabulary.set(w, vocabulary.size);
-  return trials.map((t) => {
-    const x = new Array<number>(vocabulary.size + 2).fill(0);
-    for (const text of t.texts) for (const w of words(text)) x[vocabulary.get(w)!] = 1;
+  const x = trials.map((t) => {
+    const present = new Set(t.texts.flatMap((text) => words(text).map((w) => vocabulary.get(w)!)));
     const lengths = t.texts.map((text) => words(text).length);
-    x[vocabulary.size] = lengths.reduce((a, b) => a + b, 0) / lengths.length / 20;
-    x[vocabulary.size + 1] = lengths.length > 1 ? Math.abs(lengths[0] - lengths[1]) / 20 : 0;
-    return x;
+    const index = [...present, vocabulary.size, vocabulary.size + 1];
+    const value = [...present].map(() => 1);
+    value.push(lengths.reduce((a, b) => a + b, 0) / lengths.length / 20, lengths.length > 1 ? Math.abs(lengths[0] - lengths[1]) / 20 : 0);
+    return { index, value };
   });
+  return { x, dimensions: vocabulary.size + 2 };
 }
 
 /** Weights and bias of L2 logistic regression (λ = `lambda`), by `steps` of full-batch gradient descent. */
-export function fitLogistic(x: readonly number[][], y: readonly number[], lambda = 0.01, steps = 400, rate = 0.5): { w: number[]; b: number } {
-  const d = x[0]?.length ?? 0;
-  const w = new Array<number>(d).fill(0);
+function fitLogistic(x: readonly Features[], y: readonly number[], dimensions: number, lambda = 0.01, steps = 400, rate = 0.5): { w: Float64Array; b: number } {
+  const w = new Float64Array(dimensions);
+  const gw = new Float64Array(dimensions);
   let b = 0;
   // Classes weighted equally, so a handful of checks among many items still counts.
   const positives = y.filter((v) => v === 1).length;
   const weight = y.map((v) => (v === 1 ? 0.5 / Math.max(positives, 1) : 0.5 / Math.max(y.length - positives, 1)));
+  const model = { w, b };
   for (let s = 0; s < steps; s++) {
-    const gw = w.map((wi) => lambda * wi);
+    for (let j = 0; j < dimensions; j++) gw[j] = lambda * w[j];
     let gb = 0;
-    x.forEach((xi, i) => {
-      const err = (predict({ w, b }, xi) - y[i]) * weight[i];
-      for (let j = 0; j < d; j++) gw[j] += err * xi[j];
+    model.b = b;
+    for (let i = 0; i < x.length; i++) {
+      const xi = x[i];
+      const err = (predict(model, xi) - y[i]) * weight[i];
+      for (let k = 0; k < xi.index.length; k++) gw[xi.index[k]] += err * xi.value[k];
       gb += err;
-    });
-    for (let j = 0; j < d; j++) w[j] -= rate * gw[j];
+    }
+    for (let j = 0; j < dimensions; j++) w[j] -= rate * gw[j];
     b -= rate * gb;
   }
   return { w, b };
 }
 
-function predict(model: { w: number[]; b: number }, x: readonly number[]): number {
+function predict(model: { w: Float64Array; b: number }, x: Features): number {
   let z = model.b;
-  for (let j = 0; j < x.length; j++) z += model.w[j] * x[j];
+  for (let k = 0; k < x.index.length; k++) z += model.w[x.index[k]] * x.value[k];
   return 1 / (1 + Math.exp(-z));
 }
 
@@ -66,14 +81,14 @@ export function auc(positive: readonly number[], negative: readonly number[]): n
 /** Cross-validated (k folds, each class dealt round-robin) scores of `positive` vs `negative` trials; the AUC. */
 export function checkVsItemAuc(checks: readonly Trial[], items: readonly Trial[], k = 4): number {
   const trials = [...checks, ...items];
-  const x = featurize(trials);
+  const { x, dimensions } = featurize(trials);
   const y = trials.map((_, i) => (i < checks.length ? 1 : 0));
   const fold = trials.map((_, i) => (i < checks.length ? i : i - checks.length) % k);
   const scores = new Array<number>(trials.length);
   for (let f = 0; f < k; f++) {
     const train = trials.flatMap((_, i) => (fold[i] !== f ? [i] : []));
     if (train.length === 0) continue;
-    const model = fitLogistic(train.map((i) => x[i]), train.map((i) => y[i]));
+    const model = fitLogistic(train.map((i) => x[i]), train.map((i) => y[i]), dimensions);
     trials.forEach((_, i) => {
       if (fold[i] === f) scores[i] = predict(model, x[i]);
     });
@@ -98,12 +113,12 @@ export function sideGuessAccuracy(checks: readonly KnownCheck[], itemTexts: read
   const commonness = (text: string) => words(text).reduce((s, w) => s + Math.log(1 + (count.get(w) ?? 0)), 0) / Math.max(words(text).length, 1);
   const share = (guess: (c: KnownCheck) => boolean) => checks.filter(guess).length / checks.length;
   const texts = checks.flatMap((c) => [{ texts: [c.correct] }, { texts: [c.wrong] }]);
-  const x = featurize(texts);
+  const { x, dimensions } = featurize(texts);
   // Leave one check out, with every check that shares a text with it: a text seen in training would be recognised, not read.
   const shares = (i: number, j: number) => [checks[i].correct, checks[i].wrong].some((t) => t === checks[j].correct || t === checks[j].wrong);
   const looRight = checks.filter((_, i) => {
     const train = texts.flatMap((_, j) => (!shares(i, Math.floor(j / 2)) ? [j] : []));
-    const model = fitLogistic(train.map((j) => x[j]), train.map((j) => (j % 2 === 0 ? 1 : 0)));
+    const model = fitLogistic(train.map((j) => x[j]), train.map((j) => (j % 2 === 0 ? 1 : 0)), dimensions);
     return predict(model, x[2 * i]) > predict(model, x[2 * i + 1]);
   }).length;
   return {

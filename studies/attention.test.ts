@@ -74,6 +74,65 @@ describe('generateAttentionChecks', () => {
   });
 });
 
+describe('generateAttentionChecks: an item\'s text first', () => {
+  // Four systems; s2 hears the gender wrong on the w-clips. Every other caption is right.
+  const clip = (id: string, gender: 'female' | 'male', errs: boolean) => {
+    const other = gender === 'female' ? 'male' : 'female';
+    return {
+      utteranceId: id,
+      labels: { gender },
+      captions: [
+        { system: 's0', text: `A ${gender} voice, clip ${id}.` },
+        { system: 's1', text: `The speaker is ${gender}, recording ${id}, in a calm way.` },
+        { system: 's2', text: `Sounds ${errs ? other : gender}, take ${id}.` },
+      ],
+    };
+  };
+  const corpus = [
+    ...['w1', 'w2', 'w3', 'w4', 'w5', 'w6'].map((id, n) => clip(id, n % 2 ? 'male' : 'female', true)),
+    ...Array.from({ length: 14 }, (_, n) => clip(`r${n}`, n % 2 ? 'male' : 'female', false)),
+  ];
+
+  it('pairs one clip\'s captions that disagree, shown with that clip or with one the erring side is right for, the right side by each system about equally', () => {
+    const checks = generateAttentionChecks(corpus, { count: 6, attributes: ['gender'] }, keyedRandom(4));
+    expect(checks.every((c) => c.form === 'item')).toBe(true);
+    const byText = new Map(corpus.flatMap((c) => c.captions.map((x) => [x.text, { clip: c, system: x.system }] as const)));
+    let erringRight = 0;
+    for (const check of checks) {
+      const [right, wrong] = [byText.get(check.correct!)!, byText.get(check.wrong)!];
+      // Both sides are the donor clip's, by two systems: exactly an item's text.
+      expect(right.clip.utteranceId).toBe(check.donorUtteranceId);
+      expect(wrong.clip.utteranceId).toBe(check.donorUtteranceId);
+      expect(right.system).not.toBe(wrong.system);
+      const shown = corpus.find((c) => c.utteranceId === check.utteranceId)!;
+      expect(statedValues(check.correct!, 'gender')).toEqual(new Set([shown.labels.gender]));
+      expect(statedValues(check.wrong, 'gender')).not.toContain(shown.labels.gender);
+      if (right.system === 's2') erringRight++;
+    }
+    // The system that errs is the right side about as often as the wrong one: neither its style nor a
+    // "trust the better system" guess names the right side.
+    expect(erringRight).toBeGreaterThanOrEqual(2);
+    expect(erringRight).toBeLessThanOrEqual(4);
+  });
+
+  it('keeps within the clips a sample can spare, or generates none', () => {
+    const within = new Set(corpus.map((c) => c.utteranceId));
+    for (const seed of [1, 2, 3]) {
+      const checks = generateAttentionChecks(corpus, { count: 4, attributes: ['gender'], budget: { within, clips: 4 } }, keyedRandom(seed));
+      expect(new Set(checks.flatMap((c) => [c.utteranceId, c.donorUtteranceId])).size).toBeLessThanOrEqual(4);
+    }
+    expect(() => generateAttentionChecks(corpus, { count: 4, attributes: ['gender'], budget: { within, clips: 3 } }, keyedRandom(1))).toThrow(/only \d of 4 attention checks could be generated/);
+  });
+
+  it('falls back to another clip\'s caption, the one likest what that system says of the shown clip', () => {
+    const right = corpus.filter((c) => c.utteranceId.startsWith('r'));
+    const [check] = generateAttentionChecks(right, { count: 1, attributes: ['gender'] }, keyedRandom(5));
+    expect(check.form).toBe('cross');
+    const donor = right.find((c) => c.utteranceId === check.donorUtteranceId)!;
+    expect(donor.labels.gender).not.toBe(right.find((c) => c.utteranceId === check.utteranceId)!.labels.gender);
+  });
+});
+
 describe('orderTrials', () => {
   it('puts practice first and spreads attention checks: not first, not last, never adjacent', () => {
     fc.assert(

@@ -294,19 +294,6 @@ export function generateAttentionChecks(
     }
   }
 
-  const reserved = new Set<string>();
-  const checked = new Set<string>();
-  const usedTexts = new Set<string>();
-  const free = (text: string, clip: string, donor: string) => {
-    if (usedTexts.has(text) || options.elsewhere?.has(text)) return false;
-    for (const u of owners.get(text)!) if (!reserved.has(u) && u !== clip && u !== donor) return false;
-    return true;
-  };
-  // What the checks so far lean to: a text-only guess feeds on any lean.
-  const rightMinusWrong = new Map<string, number>();
-  const bump = (key: string, by: number) => rightMinusWrong.set(key, (rightMinusWrong.get(key) ?? 0) + by);
-  const lean = (key: string) => rightMinusWrong.get(key) ?? 0;
-  const attributeUses = new Map<AttentionAttribute, number>();
   /** What a check adds to each lean: which system is right, which value the right side states, whether it is the longer. */
   const moves = (o: Option): [string, number][] =>
     o.right === null
@@ -323,58 +310,83 @@ export function generateAttentionChecks(
     base: (o.right === null || o.form === 'item' ? 0 : 4 + 4 * (1 - o.likeness)) + random.next() * 0.01,
     moves: moves(o),
   }));
-  const cost = ({ option: o, base, moves: shifts }: (typeof fixed)[number]) => {
-    let c = base + 1.5 * (attributeUses.get(o.attribute) ?? 0);
-    // Each clip newly kept out of the sample costs the sample a clip.
-    const [u, d] = [o.clip.utteranceId, o.donor.utteranceId];
-    c += 1.5 * ((reserved.has(u) ? 0 : 1) + (d !== u && !reserved.has(d) ? 1 : 0));
-    // Each move costs what it adds to its lean's size.
-    for (const [key, by] of shifts) c += Math.abs(lean(key) + by) - Math.abs(lean(key));
-    return c;
-  };
   const budget = options.budget;
   const inBudget = (u: string) => budget?.within.has(u) ?? false;
-  let costlyReserved = 0;
-  let spareClips = 0; // reserved (as donors) and not yet a check's clip: a later check may take one for free
-  /** Whether the sample keeps enough clips after this check, and every later check can still have a clip of its own. */
-  const affordable = (o: Option) => {
-    if (!budget) return true;
-    const [c, d] = [o.clip.utteranceId, o.donor.utteranceId];
-    const newDonor = d !== c && !reserved.has(d);
-    const costly = costlyReserved + (!reserved.has(c) && inBudget(c) ? 1 : 0) + (newDonor && inBudget(d) ? 1 : 0);
-    const spare = spareClips - (reserved.has(c) ? 1 : 0) + (newDonor ? 1 : 0);
-    return costly + Math.max(0, options.count - checks.length - 1 - spare) <= budget.clips;
+  /**
+   * One greedy draw of the checks, or null when it runs out. `strict`: no check keeps more than one
+   * new clip of the sample's out of it — the second try when a tight budget made the first run out.
+   */
+  const draw = (strict: boolean): GeneratedCheck[] | null => {
+    const reserved = new Set<string>();
+    const checked = new Set<string>();
+    const usedTexts = new Set<string>();
+    const free = (text: string, clip: string, donor: string) => {
+      if (usedTexts.has(text) || options.elsewhere?.has(text)) return false;
+      for (const u of owners.get(text)!) if (!reserved.has(u) && u !== clip && u !== donor) return false;
+      return true;
+    };
+    // What the checks so far lean to: a text-only guess feeds on any lean.
+    const rightMinusWrong = new Map<string, number>();
+    const bump = (key: string, by: number) => rightMinusWrong.set(key, (rightMinusWrong.get(key) ?? 0) + by);
+    const lean = (key: string) => rightMinusWrong.get(key) ?? 0;
+    const attributeUses = new Map<AttentionAttribute, number>();
+    const cost = ({ option: o, base, moves: shifts }: (typeof fixed)[number]) => {
+      let c = base + 1.5 * (attributeUses.get(o.attribute) ?? 0);
+      // Each clip newly kept out of the sample costs the sample a clip.
+      const [u, d] = [o.clip.utteranceId, o.donor.utteranceId];
+      c += 1.5 * ((reserved.has(u) ? 0 : 1) + (d !== u && !reserved.has(d) ? 1 : 0));
+      // Each move costs what it adds to its lean's size.
+      for (const [key, by] of shifts) c += Math.abs(lean(key) + by) - Math.abs(lean(key));
+      return c;
+    };
+    let costlyReserved = 0;
+    let spareClips = 0; // reserved (as donors) and not yet a check's clip: a later check may take one for free
+    /** Whether the sample keeps enough clips after this check, and every later check can still have a clip of its own. */
+    const affordable = (o: Option) => {
+      if (!budget) return true;
+      const [c, d] = [o.clip.utteranceId, o.donor.utteranceId];
+      const newDonor = d !== c && !reserved.has(d);
+      const costly = costlyReserved + (!reserved.has(c) && inBudget(c) ? 1 : 0) + (newDonor && inBudget(d) ? 1 : 0);
+      const spare = spareClips - (reserved.has(c) ? 1 : 0) + (newDonor ? 1 : 0);
+      if (strict && costly > costlyReserved + 1) return false;
+      return costly + Math.max(0, options.count - checks.length - 1 - spare) <= budget.clips;
+    };
+    const checks: GeneratedCheck[] = [];
+    while (checks.length < options.count) {
+      let best: Option | undefined;
+      let bestCost = Infinity;
+      for (const f of fixed) {
+        const o = f.option;
+        if (checked.has(o.clip.utteranceId)) continue;
+        if (!free(o.wrong.text, o.clip.utteranceId, o.donor.utteranceId) || (o.right !== null && !free(o.right.text, o.clip.utteranceId, o.donor.utteranceId))) continue;
+        if (!affordable(o)) continue;
+        const c = cost(f);
+        if (c < bestCost) [best, bestCost] = [o, c];
+      }
+      made = Math.max(made, checks.length);
+      if (!best) return null;
+      const o = best;
+      for (const u of new Set([o.clip.utteranceId, o.donor.utteranceId])) {
+        if (!reserved.has(u)) {
+          if (inBudget(u)) costlyReserved++;
+          if (u !== o.clip.utteranceId) spareClips++;
+        } else if (u === o.clip.utteranceId) spareClips--;
+      }
+      checked.add(o.clip.utteranceId);
+      reserved.add(o.clip.utteranceId).add(o.donor.utteranceId);
+      for (const side of [o.right, o.wrong]) if (side !== null) usedTexts.add(side.text);
+      attributeUses.set(o.attribute, (attributeUses.get(o.attribute) ?? 0) + 1);
+      for (const [key, by] of moves(o)) bump(key, by);
+      checks.push({ utteranceId: o.clip.utteranceId, attribute: o.attribute, correct: o.right?.text ?? null, wrong: o.wrong.text, donorUtteranceId: o.donor.utteranceId, form: o.form });
+    }
+    return checks;
   };
-  const checks: GeneratedCheck[] = [];
-  while (checks.length < options.count) {
-    let best: Option | undefined;
-    let bestCost = Infinity;
-    for (const f of fixed) {
-      const o = f.option;
-      if (checked.has(o.clip.utteranceId)) continue;
-      if (!free(o.wrong.text, o.clip.utteranceId, o.donor.utteranceId) || (o.right !== null && !free(o.right.text, o.clip.utteranceId, o.donor.utteranceId))) continue;
-      if (!affordable(o)) continue;
-      const c = cost(f);
-      if (c < bestCost) [best, bestCost] = [o, c];
-    }
-    if (!best) {
-      throw new Error(
-        `only ${checks.length} of ${options.count} attention checks could be generated: no further clip has a ${options.attributes.join('/')} label that ${sides === 2 ? 'one of its captions states, against' : 'differs from'} another caption stating a clearly different value`,
-      );
-    }
-    const o = best;
-    for (const u of new Set([o.clip.utteranceId, o.donor.utteranceId])) {
-      if (!reserved.has(u)) {
-        if (inBudget(u)) costlyReserved++;
-        if (u !== o.clip.utteranceId) spareClips++;
-      } else if (u === o.clip.utteranceId) spareClips--;
-    }
-    checked.add(o.clip.utteranceId);
-    reserved.add(o.clip.utteranceId).add(o.donor.utteranceId);
-    for (const side of [o.right, o.wrong]) if (side !== null) usedTexts.add(side.text);
-    attributeUses.set(o.attribute, (attributeUses.get(o.attribute) ?? 0) + 1);
-    for (const [key, by] of moves(o)) bump(key, by);
-    checks.push({ utteranceId: o.clip.utteranceId, attribute: o.attribute, correct: o.right?.text ?? null, wrong: o.wrong.text, donorUtteranceId: o.donor.utteranceId, form: o.form });
+  let made = 0;
+  const checks = draw(false) ?? (budget ? draw(true) : null);
+  if (checks === null) {
+    throw new Error(
+      `only ${made} of ${options.count} attention checks could be generated: no further clip has a ${options.attributes.join('/')} label that ${sides === 2 ? 'one of its captions states, against' : 'differs from'} another caption stating a clearly different value`,
+    );
   }
   return checks;
 }

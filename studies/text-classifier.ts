@@ -1,6 +1,8 @@
 /**
- * Test support: how well a simple text classifier tells a study's attention checks from its items,
- * and the right side of a check from the wrong one, from the texts alone (issue 20 item 8).
+ * How well a simple text classifier tells a study's attention checks from its items, and the right
+ * side of a check from the wrong one, from the texts alone (issue 20 item 8): the build warns when
+ * a study's checks exceed BLEND_BUDGET (studies/attention-blend.ts), and templates.test.ts holds
+ * every template within it.
  *
  * The classifier is L2-regularised logistic regression fit by gradient descent on binary
  * bag-of-words features (lower-cased words of every text a trial shows) plus length features (mean

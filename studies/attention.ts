@@ -304,11 +304,15 @@ export function generateAttentionChecks(
           ['longer', Math.sign(o.right.length - o.wrong.length)],
         ];
   // What does not change from check to check, once per option: its form's cost, its moves and a seeded tie-break.
+  const leanIndex = new Map<string, number>();
   const fixed = found.map((o) => ({
     option: o,
     // One side shown reads like a rating item whoever's caption it is; two sides are best an item's text.
     base: (o.right === null || o.form === 'item' ? 0 : 4 + 4 * (1 - o.likeness)) + random.next() * 0.01,
-    moves: moves(o),
+    moves: moves(o).map(([key, by]): [number, number] => {
+      if (!leanIndex.has(key)) leanIndex.set(key, leanIndex.size);
+      return [leanIndex.get(key)!, by];
+    }),
   }));
   const budget = options.budget;
   const inBudget = (u: string) => budget?.within.has(u) ?? false;
@@ -325,10 +329,8 @@ export function generateAttentionChecks(
       for (const u of owners.get(text)!) if (!reserved.has(u) && u !== clip && u !== donor) return false;
       return true;
     };
-    // What the checks so far lean to: a text-only guess feeds on any lean.
-    const rightMinusWrong = new Map<string, number>();
-    const bump = (key: string, by: number) => rightMinusWrong.set(key, (rightMinusWrong.get(key) ?? 0) + by);
-    const lean = (key: string) => rightMinusWrong.get(key) ?? 0;
+    // What the checks so far lean to (right minus wrong, per lean): a text-only guess feeds on any lean.
+    const lean = new Float64Array(leanIndex.size);
     const attributeUses = new Map<AttentionAttribute, number>();
     const cost = ({ option: o, base, moves: shifts }: (typeof fixed)[number]) => {
       let c = base + 1.5 * (attributeUses.get(o.attribute) ?? 0);
@@ -336,7 +338,7 @@ export function generateAttentionChecks(
       const [u, d] = [o.clip.utteranceId, o.donor.utteranceId];
       c += 1.5 * ((reserved.has(u) ? 0 : 1) + (d !== u && !reserved.has(d) ? 1 : 0));
       // Each move costs what it adds to its lean's size.
-      for (const [key, by] of shifts) c += Math.abs(lean(key) + by) - Math.abs(lean(key));
+      for (const [key, by] of shifts) c += Math.abs(lean[key] + by) - Math.abs(lean[key]);
       return c;
     };
     let costlyReserved = 0;
@@ -353,7 +355,7 @@ export function generateAttentionChecks(
     };
     const checks: GeneratedCheck[] = [];
     while (checks.length < options.count) {
-      let best: Option | undefined;
+      let best: (typeof fixed)[number] | undefined;
       let bestCost = Infinity;
       for (const f of fixed) {
         const o = f.option;
@@ -361,11 +363,12 @@ export function generateAttentionChecks(
         if (!free(o.wrong.text, o.clip.utteranceId, o.donor.utteranceId) || (o.right !== null && !free(o.right.text, o.clip.utteranceId, o.donor.utteranceId))) continue;
         if (!affordable(o)) continue;
         const c = cost(f);
-        if (c < bestCost) [best, bestCost] = [o, c];
+        if (c < bestCost) [best, bestCost] = [f, c];
       }
       made = Math.max(made, checks.length);
       if (!best) return null;
-      const o = best;
+      const picked = best;
+      const o = picked.option;
       for (const u of new Set([o.clip.utteranceId, o.donor.utteranceId])) {
         if (!reserved.has(u)) {
           if (inBudget(u)) costlyReserved++;
@@ -376,7 +379,7 @@ export function generateAttentionChecks(
       reserved.add(o.clip.utteranceId).add(o.donor.utteranceId);
       for (const side of [o.right, o.wrong]) if (side !== null) usedTexts.add(side.text);
       attributeUses.set(o.attribute, (attributeUses.get(o.attribute) ?? 0) + 1);
-      for (const [key, by] of moves(o)) bump(key, by);
+      for (const [key, by] of picked.moves) lean[key] += by;
       checks.push({ utteranceId: o.clip.utteranceId, attribute: o.attribute, correct: o.right?.text ?? null, wrong: o.wrong.text, donorUtteranceId: o.donor.utteranceId, form: o.form });
     }
     return checks;

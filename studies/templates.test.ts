@@ -381,6 +381,7 @@ describe('study templates build and run', () => {
       expect(sampler.utterancesUsed).toBe(10);
       const attributes = checkAttention(db, studyId, (template.attentionChecks as { attributes: AttentionAttribute[] }).attributes);
       expectChecksBlendIn(db, join(dir, 'study.yaml'), 'metaset-caption-preference');
+      expect(summary.notes.filter((n) => n.startsWith('attentionChecks:')), 'the build warns of no spottable checks').toEqual([]);
       expect(new Set(attributes).size).toBeGreaterThanOrEqual(3);
       setStudyStatus(db, studyId, 'open');
       const run = await runListeners(data, studyId, 2, ['antiphase']);
@@ -435,6 +436,7 @@ describe('study templates build and run', () => {
       expect(items.find((i) => i.kind === 'practice')!.u).toBe(template.practice[0].utterance);
       checkAttention(db, studyId, ['gender', 'emotion']);
       expectChecksBlendIn(db, join(dir, 'study.yaml'), 'ravdess-plan-preference');
+      expect(summary.notes.filter((n) => n.startsWith('attentionChecks:')), 'the build warns of no spottable checks').toEqual([]);
       setStudyStatus(db, studyId, 'open');
       const run = await runListeners(data, studyId, 2, []);
       expect(run.perListener).toEqual([10, 10]);
@@ -502,6 +504,7 @@ describe('study templates build and run', () => {
       for (const s of ['oracle', 'system-01', 'system-02']) expect(summary.sampler!.perSystem[s]).toBeGreaterThanOrEqual(4);
       checkAttention(db, studyId, ['gender', 'accent']);
       expectChecksBlendIn(db, join(dir, 'study.yaml'), 'vctk-speaker-style');
+      expect(summary.notes.filter((n) => n.startsWith('attentionChecks:')), 'the build warns of no spottable checks').toEqual([]);
       setStudyStatus(db, studyId, 'open');
       const run = await runListeners(data, studyId, 2, ['antiphase', 'huggins']);
       expect(run.perListener).toEqual([10, 10]);
@@ -580,6 +583,7 @@ describe('demo-caption-rating template', () => {
       expect(rows.filter((r) => r.kind === 'attention').map((r) => r.expected)).toEqual(['1', '1', '1', '1']);
       expect(rows.filter((r) => r.kind === 'practice').map((r) => r.expected)).toEqual(['5', '1']);
       expectChecksBlendIn(db, join(TEMPLATES, 'demo-caption-rating.yaml'), 'demo-caption-rating');
+      expect(summary.notes.filter((n) => n.startsWith('attentionChecks:')), 'the build warns of no spottable checks').toEqual([]);
 
       // targetListeners × k = count × r: every listener finds k items short of r ratings, then the study is full.
       expect(def.design.kind === 'incomplete' && def.items.mode === 'sample' && def.targetListeners * def.design.itemsPerListener).toBe(30 * 5);

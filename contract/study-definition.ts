@@ -79,7 +79,7 @@ const GeneratedAttention = z
     mode: z.literal('generated'),
     count: z.number().int().positive(),
     attributes: z.array(AttentionAttribute).min(1).default(['gender', 'emotion', 'accent', 'rate']),
-    /** Whose caption is the clip's true description to invert; labels are rendered into one when it lacks the attribute. */
+    /** A system whose captions checks may show besides the items' systems (studies/attention.ts: both sides are real captions). */
     descriptionSystem: SystemName.default('oracle'),
     utterances: UtteranceFilter.optional(),
   })
@@ -108,7 +108,7 @@ export const KnownScore = z
   .strict();
 export type KnownScore = z.infer<typeof KnownScore>;
 
-/** Explicit checks with their required scores, or generated ones: the inverted description is shown and must get score 1. */
+/** Explicit checks with their required scores, or generated ones: a real caption that states a clearly wrong value for the clip is shown and must get score 1. */
 export const RatingAttentionConfig = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('explicit'), list: z.array(KnownScore).min(1) }).strict(),
   GeneratedAttention,

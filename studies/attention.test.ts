@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { describe as describeVoice, generateAttentionChecks, invertInText, orderTrials, salientAttributes } from './attention';
+import { generateAttentionChecks, orderTrials, salientAttributes, statedValues } from './attention';
 import { keyedRandom } from '../analysis/random';
 
 describe('salientAttributes', () => {
@@ -17,56 +17,119 @@ describe('salientAttributes', () => {
   });
 });
 
-describe('invertInText', () => {
-  const caption = 'A female American voice speaks slowly; her tone is calm.';
-  it('inverts one attribute and keeps the rest of the text', () => {
-    expect(invertInText(caption, 'gender', 'female')).toBe('A male American voice speaks slowly; his tone is calm.');
-    expect(invertInText(caption, 'accent', 'american')).toBe('A female Scottish voice speaks slowly; her tone is calm.');
-    expect(invertInText(caption, 'rate', 'slow')).toBe('A female American voice speaks quickly; her tone is calm.');
-    expect(invertInText(caption, 'emotion', 'calm')).toBe('A female American voice speaks slowly; her tone is angry.');
-  });
-  it('returns null when the text does not mention the attribute', () => {
-    expect(invertInText('A voice.', 'gender', 'male')).toBeNull();
+describe('statedValues', () => {
+  it('reads the values a caption states, by whole words', () => {
+    expect(statedValues('A woman speaks; her tone is calm.', 'gender')).toEqual(new Set(['female']));
+    expect(statedValues('A male voice, speaking quickly.', 'gender')).toEqual(new Set(['male']));
+    expect(statedValues('A male voice, speaking quickly.', 'rate')).toEqual(new Set(['fast']));
+    expect(statedValues('Angry and forceful, to confront.', 'emotion')).toEqual(new Set(['angry']));
+    expect(statedValues('A Scottish accent.', 'accent', new Set(['scottish', 'english']))).toEqual(new Set(['scottish']));
+    expect(statedValues('Someone says it.', 'gender')).toEqual(new Set());
   });
 });
 
 describe('generateAttentionChecks', () => {
+  const clip = (id: string, gender: string, captions: [string, string][]) => ({
+    utteranceId: id,
+    labels: { gender },
+    captions: captions.map(([system, text]) => ({ system, text })),
+  });
   const candidates = [
-    { utteranceId: 'ravdess:03-01-05-01-01-01-02', labels: { emotion: 'angry', sex: 'female' }, description: null },
-    { utteranceId: 'vctk:p225_001', labels: { GENDER: 'F', ACCENTS: 'English' }, description: null },
-    { utteranceId: 'metaset:ears/p026/a.wav', labels: { gender: 'female', speaking_rate: 'fast speaking rate' }, description: 'She talks fast.' },
-    { utteranceId: 'demo:x', labels: {}, description: 'no labels' },
+    clip('m:f1', 'female', [['s1', 'A woman speaks softly.'], ['s2', 'A calm female voice.']]),
+    clip('m:m1', 'male', [['s1', 'A man speaks loudly.'], ['s2', 'A deep male voice.']]),
+    clip('m:f2', 'female', [['s1', 'She talks fast.'], ['s2', 'A male voice, fast.']]),
+    clip('m:m2', 'male', [['s1', 'He mutters.'], ['s2', 'A gruff man.']]),
+    clip('m:x', 'female', [['s1', 'Someone talks.']]),
   ];
 
-  it('pairs each true description with an inverted copy, using distinct utterances', () => {
-    const checks = generateAttentionChecks(candidates, { count: 3, attributes: ['gender', 'emotion', 'accent', 'rate'] }, keyedRandom(1));
+  it('pairs a caption stating the clip\'s label with a real caption stating the other value; every text once', () => {
+    const checks = generateAttentionChecks(candidates, { count: 3, attributes: ['gender'] }, keyedRandom(1));
     expect(new Set(checks.map((c) => c.utteranceId)).size).toBe(3);
-    expect(checks.map((c) => c.utteranceId)).not.toContain('demo:x');
-    for (const c of checks) expect(c.wrong).not.toBe(c.correct);
-    const ravdess = checks.find((c) => c.utteranceId.startsWith('ravdess'))!;
-    if (ravdess.attribute === 'emotion') expect([ravdess.correct, ravdess.wrong]).toEqual(['A female speaker talks in an angry tone.', 'A female speaker talks in a calm tone.']);
-    else expect(ravdess.wrong).toBe('A male speaker talks in an angry tone.');
-  });
-
-  it('fails clearly when labels run out', () => {
-    expect(() => generateAttentionChecks(candidates, { count: 4, attributes: ['gender'] }, keyedRandom(1))).toThrow(/only 3 of 4 attention checks/);
-  });
-
-  it('never shows a pair caption: a description the study also pairs is rendered from labels instead', () => {
-    const metaset = [candidates[2]];
-    const plain = generateAttentionChecks(metaset, { count: 1, attributes: ['gender'] }, keyedRandom(1));
-    expect(plain[0]).toMatchObject({ correct: 'She talks fast.', wrong: 'He talks fast.' });
-    for (const captions of [new Set(['She talks fast.']), new Set(['He talks fast.'])]) {
-      const [check] = generateAttentionChecks(metaset, { count: 1, attributes: ['gender'], captions }, keyedRandom(1));
-      expect(check).toMatchObject({ correct: 'A female speaker talks at a fast pace.', wrong: 'A male speaker talks at a fast pace.' });
+    const texts = checks.flatMap((c) => [c.correct, c.wrong]);
+    expect(new Set(texts).size).toBe(6);
+    const all = new Map(candidates.flatMap((c) => c.captions.map((x) => [x.text, c] as const)));
+    for (const check of checks) {
+      const own = candidates.find((c) => c.utteranceId === check.utteranceId)!;
+      expect(statedValues(check.correct!, 'gender')).toEqual(new Set([own.labels.gender]));
+      expect(statedValues(check.wrong, 'gender')).not.toContain(own.labels.gender);
+      // Both sides are real captions; the wrong one is the donor's.
+      expect(all.get(check.correct!)!.utteranceId).toBe(check.utteranceId);
+      expect(all.get(check.wrong)!.utteranceId).toBe(check.donorUtteranceId);
     }
-    // When even the rendered wording is a pair caption, that utterance is not used at all.
-    const taken = new Set(['She talks fast.', 'A female speaker talks at a fast pace.']);
-    expect(() => generateAttentionChecks(metaset, { count: 1, attributes: ['gender'], captions: taken }, keyedRandom(1))).toThrow(/only 0 of 1/);
+    // m:f2's own s2 caption gets its gender wrong: that check reads exactly like an item (one clip, two systems).
+    const f2 = checks.find((c) => c.utteranceId === 'm:f2');
+    if (f2) expect(f2).toMatchObject({ correct: 'She talks fast.', wrong: 'A male voice, fast.', donorUtteranceId: 'm:f2' });
   });
 
-  it('renders from labels when the description lacks the attribute', () => {
-    expect(describeVoice({ gender: 'male', accent: 'irish', rate: 'slow' })).toBe('A male speaker with an irish accent talks at a slow pace.');
+  it('a one-sided check (rating) needs no correct caption', () => {
+    const [check] = generateAttentionChecks(candidates.slice(0, 2), { count: 1, attributes: ['gender'], sides: 1 }, keyedRandom(2));
+    expect(check.correct).toBeNull();
+    expect(check.donorUtteranceId).not.toBe(check.utteranceId);
+  });
+
+  it('never shows a text shown elsewhere, and fails clearly when captions run out', () => {
+    expect(() => generateAttentionChecks(candidates, { count: 5, attributes: ['gender'] }, keyedRandom(1))).toThrow(/only [234] of 5 attention checks could be generated/);
+    const elsewhere = new Set(['A man speaks loudly.', 'A deep male voice.', 'A male voice, fast.', 'He mutters.', 'A gruff man.']);
+    expect(() => generateAttentionChecks(candidates, { count: 1, attributes: ['gender'], elsewhere }, keyedRandom(1))).toThrow(/only 0 of 1/);
+  });
+});
+
+describe('generateAttentionChecks: an item\'s text first', () => {
+  // Four systems; s2 hears the gender wrong on the w-clips. Every other caption is right.
+  const clip = (id: string, gender: 'female' | 'male', errs: boolean) => {
+    const other = gender === 'female' ? 'male' : 'female';
+    return {
+      utteranceId: id,
+      labels: { gender },
+      captions: [
+        { system: 's0', text: `A ${gender} voice, clip ${id}.` },
+        { system: 's1', text: `The speaker is ${gender}, recording ${id}, in a calm way.` },
+        { system: 's2', text: `Sounds ${errs ? other : gender}, take ${id}.` },
+      ],
+    };
+  };
+  const corpus = [
+    ...['w1', 'w2', 'w3', 'w4', 'w5', 'w6'].map((id, n) => clip(id, n % 2 ? 'male' : 'female', true)),
+    ...Array.from({ length: 14 }, (_, n) => clip(`r${n}`, n % 2 ? 'male' : 'female', false)),
+  ];
+
+  it('pairs one clip\'s captions that disagree, shown with that clip or with one the erring side is right for, the right side by each system about equally', () => {
+    const checks = generateAttentionChecks(corpus, { count: 6, attributes: ['gender'] }, keyedRandom(4));
+    expect(checks.every((c) => c.form === 'item')).toBe(true);
+    const byText = new Map(corpus.flatMap((c) => c.captions.map((x) => [x.text, { clip: c, system: x.system }] as const)));
+    let erringRight = 0;
+    for (const check of checks) {
+      const [right, wrong] = [byText.get(check.correct!)!, byText.get(check.wrong)!];
+      // Both sides are the donor clip's, by two systems: exactly an item's text.
+      expect(right.clip.utteranceId).toBe(check.donorUtteranceId);
+      expect(wrong.clip.utteranceId).toBe(check.donorUtteranceId);
+      expect(right.system).not.toBe(wrong.system);
+      const shown = corpus.find((c) => c.utteranceId === check.utteranceId)!;
+      expect(statedValues(check.correct!, 'gender')).toEqual(new Set([shown.labels.gender]));
+      expect(statedValues(check.wrong, 'gender')).not.toContain(shown.labels.gender);
+      if (right.system === 's2') erringRight++;
+    }
+    // The system that errs is the right side about as often as the wrong one: neither its style nor a
+    // "trust the better system" guess names the right side.
+    expect(erringRight).toBeGreaterThanOrEqual(2);
+    expect(erringRight).toBeLessThanOrEqual(4);
+  });
+
+  it('keeps within the clips a sample can spare, or generates none', () => {
+    const within = new Set(corpus.map((c) => c.utteranceId));
+    for (const seed of [1, 2, 3]) {
+      const checks = generateAttentionChecks(corpus, { count: 4, attributes: ['gender'], budget: { within, clips: 4 } }, keyedRandom(seed));
+      expect(new Set(checks.flatMap((c) => [c.utteranceId, c.donorUtteranceId])).size).toBeLessThanOrEqual(4);
+    }
+    expect(() => generateAttentionChecks(corpus, { count: 4, attributes: ['gender'], budget: { within, clips: 3 } }, keyedRandom(1))).toThrow(/only \d of 4 attention checks could be generated/);
+  });
+
+  it('falls back to another clip\'s caption, the one likest what that system says of the shown clip', () => {
+    const right = corpus.filter((c) => c.utteranceId.startsWith('r'));
+    const [check] = generateAttentionChecks(right, { count: 1, attributes: ['gender'] }, keyedRandom(5));
+    expect(check.form).toBe('cross');
+    const donor = right.find((c) => c.utteranceId === check.donorUtteranceId)!;
+    expect(donor.labels.gender).not.toBe(right.find((c) => c.utteranceId === check.utteranceId)!.labels.gender);
   });
 });
 

@@ -75,6 +75,7 @@ export interface PlanScope {
 export class ManifestView {
   private readonly utterances = new Map<string, UtteranceRow>();
   private readonly captions = new Map<string, string>();
+  private readonly captionUtterance = new Map<string, string>();
   readonly systems: Set<string>;
   private readonly scores: ScoreRow[];
   /** System audio of an utterance: its clip id (null: the file is not imported), by captionKey(utterance, system). */
@@ -121,7 +122,10 @@ export class ManifestView {
     if (corpusRenditions) {
       for (const u of this.utterances.values()) if (u.clipId !== null) captions.push({ utteranceId: u.id, system: u.corpus, text: '' });
     }
-    for (const c of captions) this.captions.set(captionKey(c.utteranceId, c.system), c.text);
+    for (const c of captions) {
+      this.captions.set(captionKey(c.utteranceId, c.system), c.text);
+      this.captionUtterance.set(captionKey(c.utteranceId, c.system), c.utteranceId);
+    }
     this.systems = new Set(captions.map((c) => c.system));
   }
 
@@ -153,6 +157,11 @@ export class ManifestView {
   /** Every caption text of the task in scope. */
   captionTexts(): Set<string> {
     return new Set(this.captions.values());
+  }
+
+  /** Every caption of the task in scope, as [utterance id, text]. */
+  *captionEntries(): Generator<[string, string]> {
+    for (const [key, text] of this.captions) yield [this.captionUtterance.get(key)!, text];
   }
 
   filtered(filter: UtteranceFilter | undefined): UtteranceRow[] {
@@ -214,16 +223,22 @@ export interface PlanContext {
   sampledSystems(config: { systems: readonly string[]; utterances?: UtteranceFilter }, audio?: boolean): string[];
   /** The clip of the system's rendition of the utterance; a problem at `path` when there is none. */
   renditionOf(utteranceId: string, system: string, path: FieldPath): string | undefined;
-  /** The utterances a sample draws from: the filter's with a clip, less the practice clips and the attention checks' (listed, or generated before sampling). */
-  samplePool(filter: UtteranceFilter | undefined, checks: readonly { utteranceId: string; clipId: string }[]): { id: string }[];
+  /** The utterances a sample draws from: the filter's with a clip, less the practice clips and the attention checks' and their donors' (listed, or generated before sampling). */
+  samplePool(filter: UtteranceFilter | undefined, checks: readonly { utteranceId: string; clipId: string; donorUtteranceId?: string; donorClipId?: string }[]): { id: string }[];
   /** Sampling that cannot be satisfied: a problem at the sample setting it names. */
   samplingProblem(error: unknown): void;
   /**
    * Generated attention checks over the declared split (the checks' `utterances`, else the sampled
    * items' `utterances`), never on a practice trial's clip nor on one of `items` (listed items; sampled
-   * items are drawn after the checks, away from their clips), never showing a caption of the study's task.
+   * items are drawn after the checks, away from their clips and their donors' clips). Both sides are
+   * captions by the systems the items show (and `descriptionSystem`); `sides` 1 when a trial shows only
+   * the wrong one.
    */
-  generatedChecks(config: { count: number; attributes: readonly AttentionAttribute[]; descriptionSystem: string; utterances?: UtteranceFilter }, items: readonly PlannedItem[]): (GeneratedCheck & { clipId: string })[];
+  generatedChecks(
+    config: { count: number; attributes: readonly AttentionAttribute[]; descriptionSystem: string; utterances?: UtteranceFilter },
+    items: readonly PlannedItem[],
+    sides: 1 | 2,
+  ): (GeneratedCheck & { clipId: string; donorClipId: string })[];
 }
 
 /**
@@ -283,6 +298,11 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       for (const c of checks) {
         kept.utterances.add(c.utteranceId);
         kept.clips.add(c.clipId);
+        // The clip whose caption is a check's wrong side: that caption in a scored trial would mark the check.
+        if (c.donorUtteranceId !== undefined && c.donorClipId !== undefined) {
+          kept.utterances.add(c.donorUtteranceId);
+          kept.clips.add(c.donorClipId);
+        }
       }
       return manifest.filtered(filter).filter((u) => !kept.utterances.has(u.id) && !kept.clips.has(u.clipId!));
     },
@@ -290,24 +310,40 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       if (!(error instanceof SamplingError)) throw error;
       problem(['items', error.field], error.message);
     },
-    generatedChecks(config, items) {
+    generatedChecks(config, items, sides) {
       const split = config.utterances ?? (def.items.mode === 'sample' ? def.items.utterances : undefined);
       const kept = reserved();
       const scored = items.filter((i) => i.kind === i.trialKind);
       const taken = { utterances: new Set([...kept.utterances, ...scored.map((i) => i.utteranceId)]), clips: new Set([...kept.clips, ...scored.flatMap((i) => clipsOf(i.stimuli))]) };
-      const candidates: AttentionCandidate[] = manifest
-        .filtered(split)
-        .filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!))
-        .map((u) => ({ utteranceId: u.id, labels: u.labels, description: manifest.caption(u.id, config.descriptionSystem) ?? null }));
+      // The systems whose captions the items show: checks written by them read like items.
+      const patterns = def.items.mode === 'sample' ? def.items.systems : def.items.list.flatMap((e) => ('system' in e ? [e.system] : [e.systemA, e.systemB]));
+      const systems = new Set([...[...resolveSystems(patterns, manifest.systems).values()].flat(), config.descriptionSystem]);
+      const usable = manifest.filtered(split).filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!));
+      const candidates: AttentionCandidate[] = usable.map((u) => ({
+        utteranceId: u.id,
+        labels: u.labels,
+        captions: [...systems].flatMap((system) => {
+          const text = manifest.caption(u.id, system);
+          return text === undefined ? [] : [{ system, text }];
+        }),
+      }));
+      // A caption of any other clip may be shown in a trial: a check must not repeat it.
+      const own = new Set(usable.map((u) => u.id));
+      const elsewhere = new Set([...manifest.captionEntries()].filter(([utteranceId]) => !own.has(utteranceId)).map(([, text]) => text));
+      // A sample drawn after the checks needs its clips: checks keep at most the pool's spare ones out of it.
+      const sample = def.items.mode === 'sample' ? def.items : null;
+      const pool = sample ? manifest.filtered(sample.utterances).filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!)) : [];
+      const spare = sample ? pool.length - Math.ceil(sample.count / sample.maxPerUtterance) : 0;
+      // Too small a pool for even the checks' own clips: the sample says so at its own setting.
+      const budget = sample && spare >= config.count ? { within: new Set(pool.map((u) => u.id)), clips: spare } : undefined;
       try {
-        // Any caption of the task, not only the items': a description a listener may meet in a trial would mark the check.
-        const captions = manifest.captionTexts();
-        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, captions }, keyedRandom(def.seed, 'attention')).map((check) => ({
+        return generateAttentionChecks(candidates, { count: config.count, attributes: config.attributes, sides, elsewhere, budget }, keyedRandom(def.seed, 'attention')).map((check) => ({
           ...check,
           clipId: manifest.utterance(check.utteranceId)!.clipId!,
+          donorClipId: manifest.utterance(check.donorUtteranceId)!.clipId!,
         }));
       } catch (error) {
-        problem(['attentionChecks', 'count'], `${(error as Error).message} (checks never use a scored item's or a practice trial's clip)`);
+        problem(['attentionChecks', 'count'], `${(error as Error).message} (checks and the clips their wrong captions describe never use a scored item's or a practice trial's clip)`);
         return [];
       }
     },

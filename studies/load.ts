@@ -13,6 +13,7 @@ import { clipsOf } from './stimuli';
 import { renditionStore } from '../audio-manifest/rendition-store';
 import { degradedSystem } from '../audio-manifest/degrade';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
+import { studyBlendWarning } from './attention-blend';
 import { completionProblems } from './completion';
 import { readMaterial, type StudyMaterial } from './material';
 import { formatProblem, readStudyYaml, StudyDefinitionError, type ParsedStudy } from './parse';
@@ -112,6 +113,12 @@ export interface ValidationResult {
   notes: string[];
 }
 
+/** Attention checks a text-only reader may spot (studies/attention-blend.ts): a warning, not a refusal. */
+function blendNotes(db: Db, parsed: ParsedStudy, scope: PlanScope | undefined): string[] {
+  const warning = studyBlendWarning(db, parsed, scope);
+  return warning === null ? [] : [warning];
+}
+
 /** Lines for the CLI and the studio: what each source held, read as a dry run. */
 export function describeMaterial(material: StudyMaterial): string {
   const clips = [...material.utterances.values()].filter((u) => u.audio !== null).length;
@@ -143,8 +150,9 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
     notes.push(`the template names ${named.length} path${named.length === 1 ? '' : 's'} to provide: ${named.join(', ')}; items are planned once they are there`);
     return { studyId, plan: null, material, items: countItems([], parsed.definition.trial.kind), notes };
   }
-  const plan = planStudy(db, parsed, material ? { material, ...beforeImport } : undefined);
-  return { studyId, plan, material, items: countItems(plan.items, parsed.definition.trial.kind), notes };
+  const scope = material ? { material, ...beforeImport } : undefined;
+  const plan = planStudy(db, parsed, scope);
+  return { studyId, plan, material, items: countItems(plan.items, parsed.definition.trial.kind), notes: [...notes, ...blendNotes(db, parsed, scope)] };
 }
 
 /**
@@ -191,7 +199,7 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
     studyId,
     summary: {
       studyId, action, status, items: countItems(plan.items, parsed.definition.trial.kind), sampler: plan.sampler, sources,
-      notes: material?.notes ?? [],
+      notes: [...(material?.notes ?? []), ...blendNotes(db, parsed, scope)],
       audio: summariseStudyAudio(audio),
     },
   };

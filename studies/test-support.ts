@@ -34,7 +34,13 @@ export interface ManifestShape {
   seed?: number;
 }
 
-/** Clips, utterances, captions and judge scores; utterance ids `<corpus>:u<n>`. */
+/** What a caption says of the labels attention checks read, as real captions do: ", a female voice, slow speaking rate". */
+function statedLabels(labels: Record<string, unknown>): string {
+  const said = [labels.gender && `a ${String(labels.gender)} voice`, labels.accent && `a ${String(labels.accent)} accent`, labels.speaking_rate, labels.emotion].filter(Boolean);
+  return said.length > 0 ? `, ${said.join(', ')}` : '';
+}
+
+/** Clips, utterances, captions and judge scores; utterance ids `<corpus>:u<n>`; captions state the gender, accent, rate and emotion labels. */
 export function seedManifest(db: Db, shape: ManifestShape): string[] {
   const corpus = shape.corpus ?? 'metaset';
   const random = keyedRandom(shape.seed ?? 1, 'manifest');
@@ -60,7 +66,7 @@ export function seedManifest(db: Db, shape: ManifestShape): string[] {
       clip.run(clipId, corpus, `u${u}.wav`, file, `sha${u}`, labels, now);
       utterance.run(id, corpus, clipId, `Sentence ${u}.`, labels);
       shape.systems.forEach((system, i) => {
-        caption.run(id, system, `${system} describes utterance ${u}.`);
+        caption.run(id, system, `${system} describes utterance ${u}${statedLabels(shape.labels?.(u) ?? {})}.`);
         for (const judge of shape.judges ?? []) {
           for (let r = 1; r <= (shape.runs ?? 1); r++) score.run(id, system, judge, `run${r}`, Math.round(2 + i * 0.5 + random.next() * 5));
         }

@@ -37,7 +37,7 @@ export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext
   }
   // Generated checks are drawn before a sample, so the sample leaves their clips alone (listed items come first).
   const attention = def.attentionChecks;
-  const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items) : [];
+  const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items, 2) : [];
   if (def.items.mode === 'sample') {
     const config = def.items;
     const systems = study.sampledSystems(config);
@@ -95,7 +95,7 @@ export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext
       if (clipId) items.push(known('attention', entry.utterance, clipId, entry.correct, entry.wrong));
     });
   } else {
-    for (const check of generated) items.push(known('attention', check.utteranceId, check.clipId, check.correct, check.wrong));
+    for (const check of generated) items.push(known('attention', check.utteranceId, check.clipId, check.correct!, check.wrong));
   }
   def.practice.forEach((entry, i) => {
     const clipId = study.clipOf(entry.utterance, ['practice', i, 'utterance']);

@@ -107,7 +107,7 @@ describe('a sampled rating study', () => {
     expect(new Set(ratings.map((r) => `${r.utterance_id} ${r.system_a}`)).size).toBe(30);
     expect(summary.sampler).toMatchObject({ of: 'captions', perSystem: Object.fromEntries(perSystem) });
 
-    // Generated checks: a description that inverts one of the clip's labels, which must get the lowest score.
+    // Generated checks: a real caption that contradicts one of the clip's labels, which must get the lowest score.
     const checks = rows.filter((r) => r.kind === 'attention');
     const shown = new Set(ratings.map((r) => r.caption_a));
     for (const c of checks) {

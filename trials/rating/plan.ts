@@ -12,7 +12,7 @@ import type { StudyDefinitionOf } from '../../contract/study-definition';
 import type { KindPlan } from '../../studies/trials';
 import { stimulus, type Stimulus } from '../../studies/stimuli';
 
-/** A generated check shows an inverted description of the clip: it must get the lowest score. */
+/** A generated check shows a real caption that states a clearly wrong value for the clip (studies/attention.ts): it must get the lowest score. */
 const WRONG_DESCRIPTION_SCORE = 1;
 
 /** A rating item's one stimulus: the clip as the rated system's, with its caption if the study shows one. */
@@ -37,7 +37,7 @@ export function planRatingItems(def: StudyDefinitionOf<'rating'>, study: PlanCon
   }
   // Generated checks are drawn before a sample, so the sample leaves their clips alone (listed items come first).
   const attention = def.attentionChecks;
-  const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items) : [];
+  const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items, 1) : [];
   if (def.items.mode === 'sample') {
     const config = def.items;
     const systems = study.sampledSystems(config);

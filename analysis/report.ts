@@ -1,7 +1,7 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
 import type { BucketPoint } from '../figures/BucketChart';
 import { isRatingItem, type Bundle } from './bundle';
-import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule } from './exclusion';
+import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule, type ListenerFacts } from './exclusion';
 import { seededRandom } from './random';
 import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from './ratings';
 import { binomialTest } from './stats/binomial-test';
@@ -42,6 +42,8 @@ export interface AnalyzeOptions {
   bootstrap?: { n: number; seed: number } | null;
   /** further exclusion rules, applied after the attention rule (minAttention) in this order */
   rules?: readonly ExclusionRule[];
+  /** the listeners' facts (listenerFacts) when the caller has them: the quality view's median response times */
+  facts?: ReadonlyMap<string, ListenerFacts>;
 }
 
 export type Interval = [number, number];
@@ -461,7 +463,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const hasPairs = !bundle.ratings || items.some((item) => !isRatingItem(item) && !item.attention);
   if (hasPairs) report.items = pairItemRows(bundle, attention, nA, nTotal, majority, splitThreshold);
   report.listener_quality = listenerQuality(bundle, {
-    retained, excluded, answered, correct, pairs: hasPairs ? { attention, nA, nTotal } : null,
+    retained, excluded, answered, correct, pairs: hasPairs ? { attention, nA, nTotal } : null, facts: options.facts ?? listenerFacts(bundle),
   });
   if (bundle.skipped.count > 0) {
     report.input = { skipped_rows: bundle.skipped.count, skipped_by_reason: bundle.skipped.by_reason };
@@ -513,6 +515,7 @@ function listenerQuality(bundle: Bundle, d: {
   answered: Int32Array;
   correct: Int32Array;
   pairs: { attention: Uint8Array; nA: Int32Array; nTotal: Int32Array } | null;
+  facts: ReadonlyMap<string, ListenerFacts>;
 }): ListenerQuality[] {
   const { votes, listeners, items } = bundle;
   const answers = new Int32Array(listeners.length);
@@ -539,7 +542,7 @@ function listenerQuality(bundle: Bundle, d: {
   const ratings = bundle.ratings;
   if (ratings) for (let x = 0; x < ratings.length; x++) if (!items[ratings.item[x]].attention) answers[ratings.listener[x]]++;
   const correlations = ratings ? ratingListenerCorrelations(bundle) : null;
-  const facts = listenerFacts(bundle);
+  const { facts } = d;
   const reasons = new Map(d.excluded.map((e) => [e.listener_id, e.reasons]));
   return listeners.map((id, l) => {
     const row: ListenerQuality = {

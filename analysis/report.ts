@@ -284,27 +284,25 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   }
 
   // ---- the votes everything below uses: retained listeners, non-attention items ----
-  let nUsed = 0;
-  for (let v = 0; v < votes.length; v++) if (retained[votes.listener[v]] && !attention[votes.item[v]]) nUsed++;
-  const usedItem = new Int32Array(nUsed);
-  const usedListener = new Int32Array(nUsed);
-  const usedChosenA = new Uint8Array(nUsed);
-  const usedFirstA = new Uint8Array(nUsed);
+  // Room for every vote, the used ones kept at the front: one pass over the votes, not a count first.
+  const usedItem = new Int32Array(votes.length);
+  const usedListener = new Int32Array(votes.length);
+  const usedChosenA = new Uint8Array(votes.length);
   const nA = new Int32Array(nItems);
   const nTotal = new Int32Array(nItems);
   // first-shown × chosen-first counts per item, for the weighted calibration fit
   const calib = new Int32Array(nItems * 4);
-  for (let v = 0, u = 0; v < votes.length; v++) {
+  let nUsed = 0;
+  for (let v = 0; v < votes.length; v++) {
     const i = votes.item[v];
     if (!retained[votes.listener[v]] || attention[i]) continue;
-    usedItem[u] = i;
-    usedListener[u] = votes.listener[v];
-    usedChosenA[u] = votes.chosenA[v];
-    usedFirstA[u] = votes.firstA[v];
+    usedItem[nUsed] = i;
+    usedListener[nUsed] = votes.listener[v];
+    usedChosenA[nUsed] = votes.chosenA[v];
     nA[i] += votes.chosenA[v];
     nTotal[i]++;
     calib[i * 4 + votes.firstA[v] * 2 + (votes.chosenA[v] === votes.firstA[v] ? 1 : 0)]++;
-    u++;
+    nUsed++;
   }
 
   // ---- reliability ----
@@ -471,7 +469,8 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
 
   if (options.bootstrap && options.bootstrap.n > 0) {
     runBootstrap(report, options.bootstrap, {
-      K, lambda, theta, systems, nItems, nListeners, retained, usedItem, usedListener, usedChosenA, sysA, sysB, prefs,
+      K, lambda, theta, systems, nItems, nListeners, retained, sysA, sysB, prefs,
+      usedItem: usedItem.subarray(0, nUsed), usedListener: usedListener.subarray(0, nUsed), usedChosenA: usedChosenA.subarray(0, nUsed),
     });
   }
   return report;
@@ -522,13 +521,13 @@ function listenerQuality(bundle: Bundle, d: {
   let agreement: { n: number; agree: number }[] | null = null;
   if (d.pairs) {
     const { attention, nA, nTotal } = d.pairs;
-    let count = 0;
-    for (let v = 0; v < votes.length; v++) if (!attention[votes.item[v]]) count++;
-    const item = new Int32Array(count);
-    const listener = new Int32Array(count);
-    const chosenA = new Uint8Array(count);
-    const counted = new Uint8Array(count);
-    for (let v = 0, u = 0; v < votes.length; v++) {
+    // Room for every vote, the non-attention ones at the front (one pass, not a count first).
+    const item = new Int32Array(votes.length);
+    const listener = new Int32Array(votes.length);
+    const chosenA = new Uint8Array(votes.length);
+    const counted = new Uint8Array(votes.length);
+    let u = 0;
+    for (let v = 0; v < votes.length; v++) {
       if (attention[votes.item[v]]) continue;
       item[u] = votes.item[v];
       listener[u] = votes.listener[v];
@@ -537,7 +536,7 @@ function listenerQuality(bundle: Bundle, d: {
       answers[listener[u]]++;
       u++;
     }
-    agreement = majorityAgreement(item, listener, chosenA, counted, nA, nTotal, listeners.length);
+    agreement = majorityAgreement(item.subarray(0, u), listener.subarray(0, u), chosenA.subarray(0, u), counted.subarray(0, u), nA, nTotal, listeners.length);
   }
   const ratings = bundle.ratings;
   if (ratings) for (let x = 0; x < ratings.length; x++) if (!items[ratings.item[x]].attention) answers[ratings.listener[x]]++;

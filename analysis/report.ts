@@ -341,45 +341,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const majority = majorityOf(nA, nTotal);
 
   // ---- judge scores → caption scores per judge ----
-  // One pass over the scores, in file order (so each caption's sums are added as before). A file
-  // sorted by utterance, system or judge repeats the previous row's names, so those are looked up
-  // only when they change.
-  const scores = bundle.judgeScores;
-  const judgeNames: string[] = [];
-  const judgeIndex = new Map<string, number>();
-  // [0]: the ensemble (every judge's scores), then one per judge
-  const sums = [new Float64Array(nCaptions)];
-  const counts = [new Float64Array(nCaptions)];
-  let judgeName: string | undefined;
-  let judgeSum = sums[0];
-  let judgeCount = counts[0];
-  let systemName: string | undefined;
-  let system: number | undefined;
-  let utterance: string | undefined;
-  let bySystem: number[] | undefined;
-  for (const s of scores) {
-    if (s.judge !== judgeName) {
-      judgeName = s.judge;
-      let j = judgeIndex.get(judgeName);
-      if (j === undefined) {
-        j = judgeNames.length;
-        judgeIndex.set(judgeName, j);
-        judgeNames.push(judgeName);
-        sums.push(new Float64Array(nCaptions));
-        counts.push(new Float64Array(nCaptions));
-      }
-      judgeSum = sums[j + 1];
-      judgeCount = counts[j + 1];
-    }
-    if (s.system !== systemName) system = systemIndex.get((systemName = s.system));
-    if (s.utterance_id !== utterance) bySystem = captionsOf.get((utterance = s.utterance_id));
-    const c = system === undefined ? undefined : bySystem?.[system];
-    if (c === undefined) continue;
-    judgeSum[c] += s.score;
-    judgeCount[c]++;
-    sums[0][c] += s.score;
-    counts[0][c]++;
-  }
+  const { judgeNames, sums, counts } = judgeSums(bundle.judgeScores, nCaptions, systemIndex, captionsOf);
   const nJudges = judgeNames.length;
   const captionScores = sums.map((sum, j) => {
     const out = new Float64Array(nCaptions);
@@ -474,6 +436,53 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     });
   }
   return report;
+}
+
+/**
+ * Each caption's sum and count of judge scores, [0] over every judge (the ensemble), then one per
+ * judge in order of appearance. One pass over the scores, in file order (so each caption's sums
+ * are added as before). A file sorted by utterance, system or judge repeats the previous row's
+ * names, so those are looked up only when they change. A function of its own: its loop, run once
+ * over ≈ 200,000 scores, is optimised by itself instead of with the whole of analyze.
+ */
+function judgeSums(
+  scores: Bundle['judgeScores'], nCaptions: number, systemIndex: ReadonlyMap<string, number>, captionsOf: ReadonlyMap<string, number[]>,
+): { judgeNames: string[]; sums: Float64Array[]; counts: Float64Array[] } {
+  const judgeNames: string[] = [];
+  const judgeIndex = new Map<string, number>();
+  const sums = [new Float64Array(nCaptions)];
+  const counts = [new Float64Array(nCaptions)];
+  let judgeName: string | undefined;
+  let judgeSum = sums[0];
+  let judgeCount = counts[0];
+  let systemName: string | undefined;
+  let system: number | undefined;
+  let utterance: string | undefined;
+  let bySystem: number[] | undefined;
+  for (const s of scores) {
+    if (s.judge !== judgeName) {
+      judgeName = s.judge;
+      let j = judgeIndex.get(judgeName);
+      if (j === undefined) {
+        j = judgeNames.length;
+        judgeIndex.set(judgeName, j);
+        judgeNames.push(judgeName);
+        sums.push(new Float64Array(nCaptions));
+        counts.push(new Float64Array(nCaptions));
+      }
+      judgeSum = sums[j + 1];
+      judgeCount = counts[j + 1];
+    }
+    if (s.system !== systemName) system = systemIndex.get((systemName = s.system));
+    if (s.utterance_id !== utterance) bySystem = captionsOf.get((utterance = s.utterance_id));
+    const c = system === undefined ? undefined : bySystem?.[system];
+    if (c === undefined) continue;
+    judgeSum[c] += s.score;
+    judgeCount[c]++;
+    sums[0][c] += s.score;
+    counts[0][c]++;
+  }
+  return { judgeNames, sums, counts };
 }
 
 /** The per-item table of the pair items (non-attention), in items.csv order. */

@@ -4,7 +4,6 @@ import { commandLine, runCommand } from '../cli/args';
 import { BundleError, readBundle, type Bundle, type ReadBundleOptions } from './bundle';
 import { BundleZipError, looksLikeZip, withZippedBundle } from './bundle-zip';
 import { reportCsvFiles } from './csv-report';
-import { renderReportHtml } from './html';
 import { analyzeStudy, RatingScale, reportHeader, resolveSettings, type ExclusionRuleSettings } from './study-settings';
 
 const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format json|csv|html] [--out <path>]
@@ -115,6 +114,7 @@ async function main(): Promise<number> {
     if (f.out) await writeFile(f.out, text);
     else process.stdout.write(text);
   } else if (f.format === 'html') {
+    const { renderReportHtml } = await import('./html');
     await writeFile(f.out!, renderReportHtml(report, reportHeader(bundle, settings)));
   } else {
     await mkdir(f.out!, { recursive: true });

@@ -177,8 +177,11 @@ export function listenerFacts(bundle: Bundle, listening: ListeningRequirement = 
 }
 
 /** The rules a study switched on, after attention, in the order the report applies them. */
-export function exclusionRules(bundle: Bundle, settings: ExclusionRuleSettings): ExclusionRule[] {
-  const facts = listenerFacts(bundle, settings.listening?.requirement);
+export function exclusionRules(
+  bundle: Bundle,
+  settings: ExclusionRuleSettings,
+  facts: ReadonlyMap<string, ListenerFacts> = listenerFacts(bundle, settings.listening?.requirement),
+): ExclusionRule[] {
   const rules: ExclusionRule[] = [];
   if (settings.fast) rules.push(minMedianResponseTime(settings.fast.minMedianResponseMs, facts));
   if (settings.listening) rules.push(maxListeningViolations(settings.listening.maxListeningViolations, facts));

@@ -1,7 +1,7 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
 import type { BucketPoint } from '../figures/BucketChart';
 import { isRatingItem, itemKind, type Bundle } from './bundle';
-import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule } from './exclusion';
+import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule, type ListenerFacts } from './exclusion';
 import { seededRandom } from './random';
 import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from './ratings';
 import { binomialTest } from './stats/binomial-test';
@@ -46,6 +46,8 @@ export interface AnalyzeOptions {
   bootstrap?: { n: number; seed: number } | null;
   /** further exclusion rules, applied after the attention rule (minAttention) in this order */
   rules?: readonly ExclusionRule[];
+  /** the listeners' facts (listenerFacts) when the caller has them: the quality view's median response times */
+  facts?: ReadonlyMap<string, ListenerFacts>;
 }
 
 export type Interval = [number, number];
@@ -290,27 +292,25 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   }
 
   // ---- the votes everything below uses: retained listeners, non-attention items ----
-  let nUsed = 0;
-  for (let v = 0; v < votes.length; v++) if (retained[votes.listener[v]] && !attention[votes.item[v]]) nUsed++;
-  const usedItem = new Int32Array(nUsed);
-  const usedListener = new Int32Array(nUsed);
-  const usedChosenA = new Uint8Array(nUsed);
-  const usedFirstA = new Uint8Array(nUsed);
+  // Room for every vote, the used ones kept at the front: one pass over the votes, not a count first.
+  const usedItem = new Int32Array(votes.length);
+  const usedListener = new Int32Array(votes.length);
+  const usedChosenA = new Uint8Array(votes.length);
   const nA = new Int32Array(nItems);
   const nTotal = new Int32Array(nItems);
   // first-shown × chosen-first counts per item, for the weighted calibration fit
   const calib = new Int32Array(nItems * 4);
-  for (let v = 0, u = 0; v < votes.length; v++) {
+  let nUsed = 0;
+  for (let v = 0; v < votes.length; v++) {
     const i = votes.item[v];
     if (!retained[votes.listener[v]] || attention[i]) continue;
-    usedItem[u] = i;
-    usedListener[u] = votes.listener[v];
-    usedChosenA[u] = votes.chosenA[v];
-    usedFirstA[u] = votes.firstA[v];
+    usedItem[nUsed] = i;
+    usedListener[nUsed] = votes.listener[v];
+    usedChosenA[nUsed] = votes.chosenA[v];
     nA[i] += votes.chosenA[v];
     nTotal[i]++;
     calib[i * 4 + votes.firstA[v] * 2 + (votes.chosenA[v] === votes.firstA[v] ? 1 : 0)]++;
-    u++;
+    nUsed++;
   }
 
   // ---- an A/B study's ties per item (retained listeners, non-attention items); null without ab items ----
@@ -353,45 +353,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const majority = majorityOf(nA, nTotal);
 
   // ---- judge scores → caption scores per judge ----
-  // One pass over the scores, in file order (so each caption's sums are added as before). A file
-  // sorted by utterance, system or judge repeats the previous row's names, so those are looked up
-  // only when they change.
-  const scores = bundle.judgeScores;
-  const judgeNames: string[] = [];
-  const judgeIndex = new Map<string, number>();
-  // [0]: the ensemble (every judge's scores), then one per judge
-  const sums = [new Float64Array(nCaptions)];
-  const counts = [new Float64Array(nCaptions)];
-  let judgeName: string | undefined;
-  let judgeSum = sums[0];
-  let judgeCount = counts[0];
-  let systemName: string | undefined;
-  let system: number | undefined;
-  let utterance: string | undefined;
-  let bySystem: number[] | undefined;
-  for (const s of scores) {
-    if (s.judge !== judgeName) {
-      judgeName = s.judge;
-      let j = judgeIndex.get(judgeName);
-      if (j === undefined) {
-        j = judgeNames.length;
-        judgeIndex.set(judgeName, j);
-        judgeNames.push(judgeName);
-        sums.push(new Float64Array(nCaptions));
-        counts.push(new Float64Array(nCaptions));
-      }
-      judgeSum = sums[j + 1];
-      judgeCount = counts[j + 1];
-    }
-    if (s.system !== systemName) system = systemIndex.get((systemName = s.system));
-    if (s.utterance_id !== utterance) bySystem = captionsOf.get((utterance = s.utterance_id));
-    const c = system === undefined ? undefined : bySystem?.[system];
-    if (c === undefined) continue;
-    judgeSum[c] += s.score;
-    judgeCount[c]++;
-    sums[0][c] += s.score;
-    counts[0][c]++;
-  }
+  const { judgeNames, sums, counts } = judgeSums(bundle.judgeScores, nCaptions, systemIndex, captionsOf);
   const nJudges = judgeNames.length;
   const captionScores = sums.map((sum, j) => {
     const out = new Float64Array(nCaptions);
@@ -473,7 +435,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   const hasPairs = !bundle.ratings || items.some((item) => !isRatingItem(item) && !item.attention);
   if (hasPairs) report.items = pairItemRows(bundle, attention, nA, nTotal, majority, splitThreshold, itemTies);
   report.listener_quality = listenerQuality(bundle, {
-    retained, excluded, answered, correct, pairs: hasPairs ? { attention, nA, nTotal } : null,
+    retained, excluded, answered, correct, pairs: hasPairs ? { attention, nA, nTotal } : null, facts: options.facts ?? listenerFacts(bundle),
   });
   if (bundle.skipped.count > 0) {
     report.input = { skipped_rows: bundle.skipped.count, skipped_by_reason: bundle.skipped.by_reason };
@@ -481,10 +443,58 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
 
   if (options.bootstrap && options.bootstrap.n > 0) {
     runBootstrap(report, options.bootstrap, {
-      K, lambda, theta, systems, nItems, nListeners, retained, usedItem, usedListener, usedChosenA, sysA, sysB, prefs,
+      K, lambda, theta, systems, nItems, nListeners, retained, sysA, sysB, prefs,
+      usedItem: usedItem.subarray(0, nUsed), usedListener: usedListener.subarray(0, nUsed), usedChosenA: usedChosenA.subarray(0, nUsed),
     });
   }
   return report;
+}
+
+/**
+ * Each caption's sum and count of judge scores, [0] over every judge (the ensemble), then one per
+ * judge in order of appearance. One pass over the scores, in file order (so each caption's sums
+ * are added as before). A file sorted by utterance, system or judge repeats the previous row's
+ * names, so those are looked up only when they change. A function of its own: its loop, run once
+ * over ≈ 200,000 scores, is optimised by itself instead of with the whole of analyze.
+ */
+function judgeSums(
+  scores: Bundle['judgeScores'], nCaptions: number, systemIndex: ReadonlyMap<string, number>, captionsOf: ReadonlyMap<string, number[]>,
+): { judgeNames: string[]; sums: Float64Array[]; counts: Float64Array[] } {
+  const judgeNames: string[] = [];
+  const judgeIndex = new Map<string, number>();
+  const sums = [new Float64Array(nCaptions)];
+  const counts = [new Float64Array(nCaptions)];
+  let judgeName: string | undefined;
+  let judgeSum = sums[0];
+  let judgeCount = counts[0];
+  let systemName: string | undefined;
+  let system: number | undefined;
+  let utterance: string | undefined;
+  let bySystem: number[] | undefined;
+  for (const s of scores) {
+    if (s.judge !== judgeName) {
+      judgeName = s.judge;
+      let j = judgeIndex.get(judgeName);
+      if (j === undefined) {
+        j = judgeNames.length;
+        judgeIndex.set(judgeName, j);
+        judgeNames.push(judgeName);
+        sums.push(new Float64Array(nCaptions));
+        counts.push(new Float64Array(nCaptions));
+      }
+      judgeSum = sums[j + 1];
+      judgeCount = counts[j + 1];
+    }
+    if (s.system !== systemName) system = systemIndex.get((systemName = s.system));
+    if (s.utterance_id !== utterance) bySystem = captionsOf.get((utterance = s.utterance_id));
+    const c = system === undefined ? undefined : bySystem?.[system];
+    if (c === undefined) continue;
+    judgeSum[c] += s.score;
+    judgeCount[c]++;
+    sums[0][c] += s.score;
+    counts[0][c]++;
+  }
+  return { judgeNames, sums, counts };
 }
 
 /** The per-item table of the pair items (non-attention), in items.csv order. */
@@ -526,19 +536,20 @@ function listenerQuality(bundle: Bundle, d: {
   answered: Int32Array;
   correct: Int32Array;
   pairs: { attention: Uint8Array; nA: Int32Array; nTotal: Int32Array } | null;
+  facts: ReadonlyMap<string, ListenerFacts>;
 }): ListenerQuality[] {
   const { votes, listeners, items } = bundle;
   const answers = new Int32Array(listeners.length);
   let agreement: { n: number; agree: number }[] | null = null;
   if (d.pairs) {
     const { attention, nA, nTotal } = d.pairs;
-    let count = 0;
-    for (let v = 0; v < votes.length; v++) if (!attention[votes.item[v]]) count++;
-    const item = new Int32Array(count);
-    const listener = new Int32Array(count);
-    const chosenA = new Uint8Array(count);
-    const counted = new Uint8Array(count);
-    for (let v = 0, u = 0; v < votes.length; v++) {
+    // Room for every vote, the non-attention ones at the front (one pass, not a count first).
+    const item = new Int32Array(votes.length);
+    const listener = new Int32Array(votes.length);
+    const chosenA = new Uint8Array(votes.length);
+    const counted = new Uint8Array(votes.length);
+    let u = 0;
+    for (let v = 0; v < votes.length; v++) {
       if (attention[votes.item[v]]) continue;
       item[u] = votes.item[v];
       listener[u] = votes.listener[v];
@@ -547,7 +558,7 @@ function listenerQuality(bundle: Bundle, d: {
       answers[listener[u]]++;
       u++;
     }
-    agreement = majorityAgreement(item, listener, chosenA, counted, nA, nTotal, listeners.length);
+    agreement = majorityAgreement(item.subarray(0, u), listener.subarray(0, u), chosenA.subarray(0, u), counted.subarray(0, u), nA, nTotal, listeners.length);
   }
   const ratings = bundle.ratings;
   if (ratings) for (let x = 0; x < ratings.length; x++) if (!items[ratings.item[x]].attention) answers[ratings.listener[x]]++;
@@ -555,7 +566,7 @@ function listenerQuality(bundle: Bundle, d: {
   const { ties } = bundle;
   for (let t = 0; t < ties.length; t++) if (!items[ties.item[t]].attention) answers[ties.listener[t]]++;
   const correlations = ratings ? ratingListenerCorrelations(bundle) : null;
-  const facts = listenerFacts(bundle);
+  const { facts } = d;
   const reasons = new Map(d.excluded.map((e) => [e.listener_id, e.reasons]));
   return listeners.map((id, l) => {
     const row: ListenerQuality = {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Bundle } from './bundle';
-import { describeRules, exclusionRules } from './exclusion';
+import { describeRules, exclusionRules, listenerFacts } from './exclusion';
 import { analyze, type AnalyzeOptions, type Report } from './report';
 
 /** What "heard the clip" means for the `listening` rule (as the study's `listening`). */
@@ -82,11 +82,14 @@ export function analyzeStudy(
   settings: AnalysisSettings,
   options: Pick<AnalyzeOptions, 'buckets' | 'btPrior' | 'bootstrap'> = {},
 ): Report {
+  // One pass over the answers for the rules and the quality view's response times alike.
+  const facts = listenerFacts(bundle, settings.rules.listening?.requirement);
   return analyze(bundle, {
     ...options,
     minAttention: settings.minAttention,
     splitThreshold: settings.splitThreshold,
-    rules: exclusionRules(bundle, settings.rules),
+    rules: exclusionRules(bundle, settings.rules, facts),
+    facts,
   });
 }
 

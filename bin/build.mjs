@@ -35,6 +35,12 @@ const WORKERS = {
   'audio-manifest/decode-worker.mjs': 'audio-manifest/decode-worker.ts',
   'server/live-figures-thread.mjs': 'server/live-figures.ts',
 };
+/**
+ * Modules a command imports only on some of its paths (`await import()`), each built as a bundle of
+ * its own: the command's bundle, read and compiled on every start, leaves them out. The analyze
+ * command renders HTML with React (two thirds of its bundle) only for --format html.
+ */
+const LAZY = { 'analysis/cli.ts': { './html': 'analysis/html.ts' } };
 const bundleName = (source) => source.replace(/\.(?:ts|mjs)$/, '').replaceAll('/', '-') + '.mjs';
 export const commandBundle = (command) => join(outDir, bundleName(COMMANDS[command]));
 
@@ -85,6 +91,17 @@ function sourcePaths() {
   };
 }
 
+/** A LAZY module imported by its command stays outside the command's bundle, as the file of its own bundle beside it. */
+const lazyBundles = {
+  name: 'earmark-lazy-bundles',
+  setup(build) {
+    build.onResolve({ filter: /^\./ }, (args) => {
+      const lazy = LAZY[relative(root, args.importer).split(sep).join('/')]?.[args.path];
+      return lazy && args.kind === 'dynamic-import' ? { path: `./${bundleName(lazy)}`, external: true } : undefined;
+    });
+  },
+};
+
 /**
  * zod re-exports its 40-odd message locales (`z.locales`), which no Earmark code uses: a third of every
  * bundle, parsed on every start. The bundles get English only, zod's default.
@@ -106,7 +123,7 @@ export async function build() {
   const { build: esbuild } = await import('esbuild');
   const temp = `${outDir}.tmp-${process.pid}`;
   rmSync(temp, { recursive: true, force: true });
-  const sources = [...Object.values(COMMANDS), ...Object.values(WORKERS)];
+  const sources = [...Object.values(COMMANDS), ...Object.values(WORKERS), ...Object.values(LAZY).flatMap((m) => Object.values(m))];
   const builtAt = Date.now();
   const result = await esbuild({
     absWorkingDir: root,
@@ -120,7 +137,7 @@ export async function build() {
     external: ['better-sqlite3', 'vite', 'tsx'],
     // Bundled CommonJS packages call require() for Node's own modules.
     banner: { js: "import { createRequire as __earmarkRequire } from 'node:module'; const require = __earmarkRequire(import.meta.url);" },
-    plugins: [sourcePaths(), englishOnlyZod],
+    plugins: [sourcePaths(), englishOnlyZod, lazyBundles],
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',

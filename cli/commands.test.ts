@@ -58,6 +58,19 @@ it('takes values with a leading minus: a simulated rating study analysed with --
   expect(refused.stderr).toMatch(/--min-listener-correlation: /);
 });
 
+it('leaves the HTML renderer (React) out of the analyze bundle, which loads it from a bundle of its own for --format html', () => {
+  const bundles = join(root, 'dist', 'node');
+  expect(readFileSync(join(bundles, 'analysis-cli.mjs'), 'utf8')).not.toContain('renderToStaticMarkup');
+  expect(readFileSync(join(bundles, 'analysis-html.mjs'), 'utf8')).toContain('renderToStaticMarkup');
+  const bundle = join(dir, 'pairs');
+  const simulated = earmark('simulate', '--systems', '3', '--items', '12', '--listeners', '6', '--attention', '2', '--out', bundle);
+  expect(simulated.status, simulated.stderr).toBe(0);
+  const out = join(dir, 'report.html');
+  const analysed = earmark('analyze', bundle, '--format', 'html', '--out', out);
+  expect(analysed.status, analysed.stderr).toBe(0);
+  expect(readFileSync(out, 'utf8')).toMatch(/^<!DOCTYPE html>/i);
+});
+
 // Its first start in a fresh clone also builds the client (dist/client) with Vite.
 it('npm start runs the compiled server: the demo study loads (decode workers), /readyz is ready (vote writer thread), SIGTERM stops it', { timeout: 240_000 }, async () => {
   const data = join(dir, 'data');

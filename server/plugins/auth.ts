@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { HttpError, notFound } from '../errors';
 import { DerivationsBusyError, tokenId, type Role, type StaffGrant } from '../store/access-tokens';
 import { clientNetwork } from '../network';
@@ -17,7 +17,7 @@ declare module 'fastify' {
      * onRequest hook of the vote route: a valid listener session token; sets request.sessionListener
      * only (no database read once the token is known). The vote writer reads the rest inside the vote's transaction.
      */
-    requireSessionListener: onRequestAsyncHookHandler;
+    requireSessionListener: onRequestHookHandler;
     /** What `token` grants, counted against the failure limits like every staff authentication. */
     authenticateStaff(request: FastifyRequest, reply: FastifyReply, token: string): Promise<StaffGrant>;
     /** Whether the token that passed requireRole may reach `study` (tokens limited to named studies). */
@@ -144,12 +144,15 @@ export const authPlugin = fp<{ rateLimits: RateLimits }>(
       request.session = { listener, study };
     });
 
-    app.decorate('requireSessionListener', async (request: FastifyRequest) => {
+    // A plain (callback) hook, as the vote route's others: an async one costs a promise per vote.
+    const requireSessionListener: onRequestHookHandler = (request, _reply, done) => {
       const token = bearer(request);
       const listener = token ? app.store.sessions.sessionListener(token) : undefined;
-      if (!listener) throw invalidSession();
+      if (!listener) return done(invalidSession());
       request.sessionListener = listener;
-    });
+      done();
+    };
+    app.decorate('requireSessionListener', requireSessionListener);
   },
   { name: 'auth', dependencies: ['db'] },
 );

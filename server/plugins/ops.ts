@@ -43,12 +43,18 @@ export const opsPlugin = fp<OpsPluginOptions>(
     app.decorate('metrics', metrics);
     const routes: RouteOptions[] = [];
     app.addHook('onRoute', (route) => void routes.push(route));
-    app.addHook('onResponse', async (request, reply) => {
-      metrics.requestSeconds.observe(reply.elapsedTime / 1000, {
-        method: request.method,
-        route: request.routeOptions.url ?? '(no route)',
-        status: String(reply.statusCode),
-      });
+    // Every request passes here: a plain (callback) hook, and each method, route and status's series
+    // found by a plain string key (their label text, the histogram's own key, is escaped).
+    const observers = new Map<string, (seconds: number) => void>();
+    app.addHook('onResponse', (request, reply, done) => {
+      const { method } = request;
+      const route = request.routeOptions.url ?? '(no route)';
+      const status = reply.statusCode;
+      const key = `${method} ${status} ${route}`;
+      let observe = observers.get(key);
+      if (!observe) observers.set(key, (observe = metrics.requestSeconds.observer({ method, route, status: String(status) })));
+      observe(reply.elapsedTime / 1000);
+      done();
     });
     app.addHook('onClose', async () => metrics.close());
 

@@ -6,6 +6,7 @@ import { conflict } from '../errors';
 import type { SessionListener } from './sessions';
 import type { StudyRow } from './studies';
 import { practiceFeedback, trialKinds, type AnswerDocument } from './trials';
+import { UsedVoteIds } from './used-vote-ids';
 
 export interface VoteInput {
   listener: SessionListener;
@@ -61,9 +62,11 @@ export function voteRepository(db: Db) {
   const openBefore = db
     .prepare<[string, number], 0 | 1>(`SELECT ${openTrial('<')} FROM assignments a WHERE a.listener_id = ? AND a.position = ?`)
     .pluck();
-  // A vote id names one answer of one listener: found through the listener's own index entries
-  // (their votes only), asked only before a new answer is stored.
+  // A vote id names one answer of one listener: asked only before a new answer is stored, of the
+  // ids the writer remembers (used-vote-ids.ts); these read the listener's votes (no index has their ids).
   const idUsed = db.prepare<[string, string], 1>('SELECT 1 FROM votes WHERE listener_id = ? AND id = ? LIMIT 1').pluck();
+  const idsOf = db.prepare<[string], string>('SELECT id FROM votes WHERE listener_id = ?').pluck();
+  const usedIds = new UsedVoteIds((listenerId) => idsOf.all(listenerId), (listenerId, voteId) => idUsed.get(listenerId, voteId) !== undefined);
   const insert = db.prepare(`
     INSERT INTO votes (id, listener_id, item_id, position, answer, listening, play_count, seconds_listened,
                        heard_to_end, hidden_ms, response_ms, client_ts, server_ts, comment)
@@ -102,7 +105,7 @@ export function voteRepository(db: Db) {
         if (trial.screening_kind !== screening.kind) throw conflict('screening_required', 'this study asks for the headphone check before the first trial');
       }
       if (trial.skipped) throw conflict('trial_skipped', 'this trial was skipped after its clip would not play', 'position');
-      if (idUsed.get(listener.id, vote.voteId)) throw conflict('vote_id_reused', 'this vote id was already used for another trial', 'voteId');
+      if (usedIds.used(listener.id, vote.voteId)) throw conflict('vote_id_reused', 'this vote id was already used for another trial', 'voteId');
       if (vote.comment && !study.definition.trialComments) throw conflict('comments_not_asked', 'this study has no comment box on its trials', 'comment');
       const order = trial.slot_order === null ? null : (JSON.parse(trial.slot_order) as string[]);
       const answer = trialKinds[trial.trial_kind].answer(vote, order, study.definition.trial);
@@ -111,6 +114,7 @@ export function voteRepository(db: Db) {
         vote.voteId, listener.id, trial.item_id, vote.position, JSON.stringify(answer), listeningRecord(vote, order), vote.playCount,
         vote.secondsListened, vote.heardToEnd ? 1 : 0, vote.hiddenMs, vote.responseMs, vote.clientTs, serverTs, vote.comment || null,
       );
+      usedIds.add(listener.id, vote.voteId);
       // The session's last open trial completes it.
       if (!trial.open_after && !openBefore.get(listener.id, vote.position)) {
         complete.run(serverTs, study.definition.completion.code, listener.id);

@@ -94,6 +94,23 @@ export function manifestUtteranceIndex(db: Db): UtteranceIndex {
   return new UtteranceIndex(renditionStore(db).utterances());
 }
 
+/** What the utterances were looked for in, for refusals: the manifest (an import), or a study's own sources (its validate). */
+export interface Scope {
+  name: string;
+  /** What to do when nothing matches. */
+  hint: string;
+}
+const MANIFEST: Scope = { name: 'the manifest', hint: 'import the corpus or caption files first' };
+export const STUDY_SOURCES: Scope = { name: "the study's sources", hint: 'name the corpus or caption files among the sources' };
+
+export interface PlanOptions {
+  /** The folders are one system's files (`<dir>/<utterance>.wav`), not a folder of system folders. */
+  system?: string;
+  /** List files' texts, already read, by absolute path (the study build reads sources asynchronously, within a size cap). */
+  texts?: Map<string, string>;
+  scope?: Scope;
+}
+
 const listed = (names: string[], max = 10): string =>
   names.slice(0, max).join(', ') + (names.length > max ? ` … and ${names.length - max} more` : '');
 
@@ -102,7 +119,8 @@ const listed = (names: string[], max = 10): string =>
  * without touching the manifest or decoding anything. Refusals go to the report as failures;
  * files that match no utterance (in a system folder where others do) as one warning, counted.
  */
-export function planRenditions(inputs: readonly string[], index: UtteranceIndex, report: ImportReport, options: { system?: string; texts?: Map<string, string> } = {}): RenditionFile[] {
+export function planRenditions(inputs: readonly string[], index: UtteranceIndex, report: ImportReport, options: PlanOptions = {}): RenditionFile[] {
+  const scope = options.scope ?? MANIFEST;
   const files: RenditionFile[] = [];
   const unmatched: string[] = [];
   for (const input of inputs) {
@@ -110,8 +128,8 @@ export function planRenditions(inputs: readonly string[], index: UtteranceIndex,
     if (/\.(csv|json)$/i.test(path)) {
       if (options.system) report.fail(path, `--system is for a folder of one system's files; a list names the system in each row`);
       const text = options.texts?.get(path) ?? report.readInputFile(path);
-      if (text !== undefined) files.push(...listRenditions(path, text, index, report));
-    } else files.push(...folderRenditions(path, index, report, unmatched, options.system));
+      if (text !== undefined) files.push(...listRenditions(path, text, index, scope, report));
+    } else files.push(...folderRenditions(path, index, scope, report, unmatched, options.system));
   }
   // The same system's audio of the same utterance named twice (two files, or two inputs) is refused: which one plays?
   const seen = new Map<string, RenditionFile>();
@@ -126,13 +144,13 @@ export function planRenditions(inputs: readonly string[], index: UtteranceIndex,
     sameFile.set(f.file, other ?? f);
   }
   if (unmatched.length > 0) {
-    report.warn(inputs.join(', '), `${unmatched.length} file${unmatched.length === 1 ? '' : 's'} match${unmatched.length === 1 ? 'es' : ''} no utterance in the manifest and ${unmatched.length === 1 ? 'was' : 'were'} skipped: ${listed(unmatched)}`);
+    report.warn(inputs.join(', '), `${unmatched.length} file${unmatched.length === 1 ? '' : 's'} match${unmatched.length === 1 ? 'es' : ''} no utterance in ${scope.name} and ${unmatched.length === 1 ? 'was' : 'were'} skipped: ${listed(unmatched)}`);
     report.count('unmatched files', unmatched.length);
   }
   return files;
 }
 
-function folderRenditions(root: string, index: UtteranceIndex, report: ImportReport, unmatched: string[], system: string | undefined): RenditionFile[] {
+function folderRenditions(root: string, index: UtteranceIndex, scope: Scope, report: ImportReport, unmatched: string[], system: string | undefined): RenditionFile[] {
   let entries;
   try {
     if (!statSync(root).isDirectory()) throw Object.assign(new Error('is not a folder'), { code: 'ENOTDIR' });
@@ -170,7 +188,7 @@ function folderRenditions(root: string, index: UtteranceIndex, report: ImportRep
       } else matched.push({ where: file, file, root, system: name, utteranceId: match.id });
     }
     if (matched.length === 0 && missed.length === audio.length) {
-      report.fail(dir, `no file of system ${name} matches an utterance in the manifest (${audio.length} file${audio.length === 1 ? '' : 's'}, e.g. ${basename(audio[0])}): ${NAMING}, e.g. ${index.example()}; import the corpus or caption files first`);
+      report.fail(dir, `no file of system ${name} matches an utterance in ${scope.name} (${audio.length} file${audio.length === 1 ? '' : 's'}, e.g. ${basename(audio[0])}): ${NAMING}, e.g. ${index.example()}; ${scope.hint}`);
       continue;
     }
     found.push(...matched);
@@ -179,7 +197,7 @@ function folderRenditions(root: string, index: UtteranceIndex, report: ImportRep
   return found;
 }
 
-function listRenditions(file: string, text: string, index: UtteranceIndex, report: ImportReport): RenditionFile[] {
+function listRenditions(file: string, text: string, index: UtteranceIndex, scope: Scope, report: ImportReport): RenditionFile[] {
   const root = dirname(file);
   const found: RenditionFile[] = [];
   let rows = 0;
@@ -190,7 +208,7 @@ function listRenditions(file: string, text: string, index: UtteranceIndex, repor
     const { utterance_id, system, path } = parsed.data;
     const match = index.resolve([utterance_id]);
     if (match === null) {
-      return report.fail(where, `utterance_id: no utterance ${JSON.stringify(utterance_id)} in the manifest; give an imported utterance's id (e.g. ${index.example()}) or its corpus file stem (VCTK p225_001, RAVDESS 03-01-05-01-02-01-12)`);
+      return report.fail(where, `utterance_id: no utterance ${JSON.stringify(utterance_id)} in ${scope.name}; give an imported utterance's id (e.g. ${index.example()}) or its corpus file stem (VCTK p225_001, RAVDESS 03-01-05-01-02-01-12)`);
     }
     if ('ambiguous' in match) return report.fail(where, `utterance_id: ${JSON.stringify(utterance_id)} names several utterances (${listed(match.ambiguous, 5)}); give the full id`);
     const audio = isAbsolute(path) ? path : resolve(root, path);
@@ -236,14 +254,10 @@ export function undecodable(rendition: RenditionFile, reason: string): { file: s
   return { file: rendition.where, reason: `${field}${rendition.file} cannot be decoded: ${reason} (${ACCEPTED_AUDIO})` };
 }
 
-export interface RenditionImportOptions {
-  /** The folders are one system's files (`<dir>/<utterance>.wav`), not a folder of system folders. */
-  system?: string;
+export interface RenditionImportOptions extends Omit<PlanOptions, 'scope'> {
   report?: ImportReport;
   onFailure?: (line: string) => void;
   progress?: boolean;
-  /** List files' texts, already read, by absolute path (the study build reads sources asynchronously, within a size cap). */
-  texts?: Map<string, string>;
 }
 
 /**

@@ -284,7 +284,7 @@ test('an A/B study of a researcher’s own TTS outputs: imported with the CLI, b
   const preview = page.getByTestId('preview');
   await expect(preview.locator('section.trial[data-ready="true"]')).toBeVisible({ timeout: 20_000 });
   await expect(preview.getByRole('radio')).toHaveText(['A is better', 'B is better']);
-  await expect(page.getByTestId('preview-meta')).toHaveText(/^ab · tts-\w+ \(A\) vs tts-\w+$/);
+  await expect(page.getByTestId('preview-meta')).toHaveText(/^ab · tts-\w+ \(A\) vs tts-\w+ \(B\)$/);
   await page.getByRole('button', { name: 'Open' }).click();
   await expect(page.getByTestId('study-status')).toHaveText('open');
   const link = (await page.getByTestId('link-plain').textContent())!;

@@ -92,8 +92,10 @@ test('a keyboard listener: A/B and 1/2 switch at the same position, Space pauses
   await expect(stimulus(page, 'B')).toHaveAttribute('aria-pressed', 'false');
   await expect.poll(async () => (await shown(page)).seconds, { timeout: 5000 }).toBeGreaterThanOrEqual(0.5);
   const before = await shown(page);
+  await expect(page.getByTestId('now-playing')).toHaveText('Playing A');
   await page.keyboard.press('2');
   await expect(stimulus(page, 'B')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('now-playing')).toHaveText('Playing B');
   await expect(stimulus(page, 'A')).toHaveAttribute('aria-pressed', 'false');
   // The switch kept the place: B goes on from where A was, not from 0.
   const after = await shown(page);
@@ -208,6 +210,11 @@ test('in German with "no preference" between the two, practice feedback names th
   await expect(stimulus(page, 'A')).toHaveAttribute('data-heard', 'true', { timeout: 5000 });
   await page.keyboard.press('b');
   await expect(trial).toHaveAttribute('data-unlocked', 'true', { timeout: 5000 });
+  // A click on the waveform moves the position (here while paused: the next play starts there).
+  await expect(stimulus(page, 'B')).toHaveAttribute('aria-pressed', 'false', { timeout: 5000 });
+  const wave = (await page.locator('.ab-trial .waveform').boundingBox())!;
+  await page.mouse.click(wave.x + wave.width * 0.75, wave.y + wave.height / 2);
+  await expect.poll(async () => Math.abs((await shown(page)).seconds - 0.75 * durations.b)).toBeLessThan(0.15);
   // ←/→ walk the three: from none, ← is A; → moves to "no preference".
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowRight');

@@ -97,7 +97,7 @@ test('a listener completes the demo study with the keyboard only; the database a
     expect(rows).toHaveLength(analysed.length);
     expect(rows.map((r) => `${r[0]}:${r[2]}:${r[3]}`).sort()).toEqual(analysed.map((v) => `${v.item_id}:${v.first}:${v.chosen}`).sort());
     const [itemsHeader, ...items] = parseCsv(readFileSync(join(out, 'items.csv'), 'utf8')).filter((r) => r.join('') !== '');
-    expect(itemsHeader).toEqual(['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected']);
+    expect(itemsHeader).toEqual(['item_id', 'utterance_id', 'system_a', 'system_b', 'attention', 'expected', 'kind']);
     expect(new Set(items.map((r) => r[0]))).toEqual(new Set(analysed.map((v) => v.item_id)));
     // The link's PROLIFIC_PID sits in listeners.csv beside the listener's votes (same listener_id); junk is not kept.
     const [listenersHeader, ...listeners] = parseCsv(readFileSync(join(out, 'listeners.csv'), 'utf8')).filter((r) => r.join('') !== '');

@@ -18,6 +18,10 @@ const FADE = 240;
 /** Stimulus length in frames (1.5 s). */
 const N = 72_000;
 const ramp = (n: number) => 0.1 + (0.8 * n) / N;
+/** The second pair of stimuli: two test tones, 440 Hz on the left (A) and 1 kHz on the right (B). */
+const TONES = [440, 1000];
+const tone = (side: 0 | 1, n: number) => 0.5 * Math.sin((2 * Math.PI * TONES[side] * n) / RATE);
+type Signal = (side: 0 | 1, n: number) => number;
 
 interface Rendered {
   left: number[];
@@ -29,25 +33,25 @@ interface Rendered {
   errors: string[];
 }
 
-type Action = ['play', number, number] | ['select', number, number] | ['pause', number] | ['seek', number, number] | ['loop', number, number];
+type Action = ['play', number, number] | ['select', number, number] | ['pause', number] | ['seek', number, number] | ['loop', number, number] | ['loop', number, number, number];
 
 let code = '';
 test.beforeAll(async () => {
   code = await bundle('client/listener/players/multiPlayer.ts', 'Players');
 });
 
-async function render(page: Page, actions: Action[], opts: { seconds: number; restartOnSwitch?: boolean; lengths?: [number, number] }): Promise<Rendered> {
+async function render(page: Page, actions: Action[], opts: { seconds: number; restartOnSwitch?: boolean; lengths?: [number, number]; tones?: boolean }): Promise<Rendered> {
   await page.goto('about:blank');
   await page.addScriptTag({ content: code });
   return page.evaluate(
-    async ({ actions, opts, N, RATE }) => {
+    async ({ actions, opts, N, RATE, TONES }) => {
       const { MultiPlayer } = (window as unknown as { Players: typeof import('../client/listener/players/multiPlayer') }).Players;
       const ctx = new OfflineAudioContext(2, Math.round(opts.seconds * RATE), RATE);
       const lengths = opts.lengths ?? [N, N];
       const buffers = lengths.map((len, side) => {
         const b = ctx.createBuffer(2, len, RATE);
         const data = b.getChannelData(side);
-        for (let n = 0; n < len; n++) data[n] = 0.1 + (0.8 * n) / N;
+        for (let n = 0; n < len; n++) data[n] = opts.tones ? 0.5 * Math.sin((2 * Math.PI * TONES[side] * n) / RATE) : 0.1 + (0.8 * n) / N;
         return b;
       });
       const player = new MultiPlayer(ctx, buffers, { restartOnSwitch: opts.restartOnSwitch, horizon: opts.seconds + 1 });
@@ -59,7 +63,7 @@ async function render(page: Page, actions: Action[], opts: { seconds: number; re
           else if (a[0] === 'select') times.push(player.select(a[1], a[2]));
           else if (a[0] === 'pause') times.push(player.pause(a[1]));
           else if (a[0] === 'seek') times.push(player.seek(a[1], a[2]));
-          else times.push(player.setLoop({ start: a[1], end: a[2] }));
+          else times.push(player.setLoop({ start: a[1], end: a[2] }, a[3]));
         } catch (e) {
           errors.push(String(e));
           times.push(null);
@@ -76,7 +80,7 @@ async function render(page: Page, actions: Action[], opts: { seconds: number; re
         errors,
       };
     },
-    { actions, opts, N, RATE },
+    { actions, opts, N, RATE, TONES },
   );
 }
 
@@ -112,8 +116,8 @@ function expected(spans: Span[], side: 0 | 1, m: number): Expect {
   return null;
 }
 
-/** Every frame against the spans: steady parts to 2e-6 (a one-frame position error is 1.1e-5), fades to 1e-3 of the raised cosine. */
-function check(r: Rendered, spans: Span[]) {
+/** Every frame against the spans: steady parts to 2e-6 (a one-frame position error is 1.1e-5), fades to 1e-5 of the raised cosine (a linear ramp is off by 0.1). */
+function check(r: Rendered, spans: Span[], signal: Signal = (_, n) => ramp(n)) {
   const frames = r.left.length;
   let worstSteady = 0;
   let worstFade = 0;
@@ -122,11 +126,11 @@ function check(r: Rendered, spans: Span[]) {
     for (const side of [0, 1] as const) {
       const x = side === 0 ? r.left[m] : r.right[m];
       const e = expected(spans, side, m);
-      const want = e ? e.gain * ramp(e.pos) : 0;
+      const want = e ? e.gain * signal(side, e.pos) : 0;
       const err = Math.abs(x - want);
       if (e && e.gain < 1) worstFade = Math.max(worstFade, err);
       else worstSteady = Math.max(worstSteady, err);
-      if (err > (e && e.gain < 1 ? 1e-3 : 2e-6)) throw new Error(`frame ${m} (${(m / RATE).toFixed(5)} s) ${side ? 'right/B' : 'left/A'}: ${x}, expected ${want} (${JSON.stringify(e)})`);
+      if (err > (e && e.gain < 1 ? 1e-5 : 2e-6)) throw new Error(`frame ${m} (${(m / RATE).toFixed(5)} s) ${side ? 'right/B' : 'left/A'}: ${x}, expected ${want} (${JSON.stringify(e)})`);
     }
     if (Math.abs(r.left[m]) > 1e-7 && Math.abs(r.right[m]) > 1e-7) both++;
   }
@@ -183,6 +187,23 @@ test('switching keeps the position to the frame, with 5 ms raised-cosine fades o
   });
 });
 
+test('two test tones (440 Hz left, 1 kHz right): each switch continues the other tone in phase with the timeline, faded out then in', async ({ page }) => {
+  const r = await render(page, [['play', 0, 0.1], ['select', 1, 0.35], ['select', 0, 0.6], ['select', 1, 0.85]], { seconds: 1.2, tones: true });
+  expect(r.errors).toEqual([]);
+  const [s0, s1, s2, s3] = r.times.map(f);
+  const run = (m: number) => m - s0;
+  check(
+    r,
+    [
+      { side: 0, from: s0, out: s1, pos: run },
+      { side: 1, from: s1 + FADE, out: s2, pos: run },
+      { side: 0, from: s2 + FADE, out: s3, pos: run },
+      { side: 1, from: s3 + FADE, out: Infinity, pos: run },
+    ],
+    tone,
+  );
+});
+
 test('restart-from-zero: each switch starts the next stimulus at 0, after the fade-out', async ({ page }) => {
   const r = await render(page, [['play', 0, 0.1], ['select', 1, 0.5], ['select', 0, 0.9]], { seconds: 1.2, restartOnSwitch: true });
   expect(r.errors).toEqual([]);
@@ -224,6 +245,21 @@ test('a loop region wraps with a fade-out before its end and a fade-in after its
   // Looping never reaches the end.
   expect(r.listening.map((l) => l.heardToEnd)).toEqual([false, false]);
   expect(r.listening[0].secondsHeard + r.listening[1].secondsHeard).toBeCloseTo((r.left.length - s0) / RATE, 2);
+});
+
+test('a loop set while playing: the position goes on (a fade-out and fade-in around the change, not a new play) and wraps at the region\'s end', async ({ page }) => {
+  const r = await render(page, [['play', 0, 0.1], ['loop', 0.2, 0.9, 0.5]], { seconds: 1.3 });
+  expect(r.errors).toEqual([]);
+  const [s0, s1] = r.times.map(f);
+  const t = s1 + FADE;
+  const w = t + (0.9 * RATE - (t - s0));
+  expect(w).toBe(48_000);
+  check(r, [
+    { side: 0, from: s0, out: s1, pos: (m) => m - s0 },
+    { side: 0, from: t, out: w - FADE, pos: (m) => m - s0 },
+    { side: 0, from: w, out: Infinity, pos: (m) => 0.2 * RATE + ((m - w) % (0.7 * RATE)) },
+  ]);
+  expect(r.listening[0].plays).toBe(1);
 });
 
 test('a loop shorter than 500 ms, or past the shortest stimulus, is refused with the reason', async ({ page }) => {

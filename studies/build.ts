@@ -22,6 +22,7 @@ import type { ItemKind } from '../contract/constants';
 import { studyStore } from './store';
 import { clipsOf, systemsOf, type Stimulus } from './stimuli';
 import { renditionStore } from '../audio-manifest/rendition-store';
+import { cleanSystemOf } from '../audio-manifest/degrade';
 
 /** An item's role: an ordinary trial of the study's kind, an attention check or a practice trial. */
 
@@ -63,6 +64,11 @@ export interface PlanScope {
   material: StudyMaterial;
   /** The clip id of an audio file (null: not imported). Validate passes a placeholder: it writes nothing. */
   clipOf(audio: string): string | null;
+  /**
+   * The clip of the degraded copy of a rendition (audio-manifest/degrade.ts), made when the rendition
+   * was imported (null, or absent: not made). Validate imports nothing and passes a placeholder.
+   */
+  degradedOf?(utteranceId: string, system: string, audio: string): string | null;
 }
 
 /** The utterances, captions and judge scores the build may use, and its questions about them. */
@@ -92,8 +98,13 @@ export class ManifestView {
       }
       captions = scope.material.captions.filter((c) => c.task === task);
       this.scores = scope.material.judgeScores;
-      const renditions = new Map([...scope.material.renditions.values()].map((r) => [captionKey(r.utteranceId, r.system), scope.clipOf(r.audio)]));
-      this.renditions = (utteranceId, system) => renditions.get(captionKey(utteranceId, system)) ?? null;
+      const renditions = new Map([...scope.material.renditions.values()].map((r) => [captionKey(r.utteranceId, r.system), r.audio]));
+      this.renditions = (utteranceId, system) => {
+        const clean = cleanSystemOf(system);
+        const audio = renditions.get(captionKey(utteranceId, clean ?? system));
+        if (audio === undefined) return null;
+        return clean === null ? scope.clipOf(audio) : (scope.degradedOf?.(utteranceId, clean, audio) ?? null);
+      };
       this.renditionSystems = new Set([...scope.material.renditions.values()].map((r) => r.system));
     } else {
       const store = studyStore(db);

@@ -10,6 +10,8 @@ import type { Db } from '../db/open';
 import { manifestStore } from '../audio-manifest/store';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
 import { clipsOf } from './stimuli';
+import { renditionStore } from '../audio-manifest/rendition-store';
+import { degradedSystem } from '../audio-manifest/degrade';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
 import { completionProblems } from './completion';
 import { readMaterial, type StudyMaterial } from './material';
@@ -96,6 +98,8 @@ async function defaultImporters(): Promise<SourceImporters> {
 
 /** A dry run's clip id: the audio file is there but not imported (validate writes nothing). */
 const notImported = (audio: string) => `not imported:${audio}`;
+/** What a plan before any import sees: placeholders for every clip, and for the degraded copy every rendition will get when imported. */
+const beforeImport = { clipOf: notImported, degradedOf: (_u: string, _s: string, audio: string) => notImported(`${audio} (its degraded copy)`) };
 
 export interface ValidationResult {
   studyId: string;
@@ -139,7 +143,7 @@ export async function validateStudyDir(db: Db, path: string, options: RootOption
     notes.push(`the template names ${named.length} path${named.length === 1 ? '' : 's'} to provide: ${named.join(', ')}; items are planned once they are there`);
     return { studyId, plan: null, material, items: countItems([], parsed.definition.trial.kind), notes };
   }
-  const plan = planStudy(db, parsed, material ? { material, clipOf: notImported } : undefined);
+  const plan = planStudy(db, parsed, material ? { material, ...beforeImport } : undefined);
   return { studyId, plan, material, items: countItems(plan.items, parsed.definition.trial.kind), notes };
 }
 
@@ -161,10 +165,13 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   const { sources: resolved } = await resolveSources(parsed, studyDir, { roots });
   const material = resolved.length > 0 ? await readMaterial(resolved, { roots, studyDir }) : null;
   // A study its own files cannot satisfy is refused before anything is imported.
-  if (material) planStudy(db, parsed, { material, clipOf: notImported });
+  if (material) planStudy(db, parsed, { material, ...beforeImport });
   const sources = options.skipSources ? [] : await runSources(db, resolved, options.importers ?? (resolved.length ? await defaultImporters() : {}));
   const manifest = manifestStore(db);
-  const scope: PlanScope | undefined = material ? { material, clipOf: (audio) => manifest.clipByPath(audio)?.id ?? null } : undefined;
+  const renditions = renditionStore(db);
+  const scope: PlanScope | undefined = material
+    ? { material, clipOf: (audio) => manifest.clipByPath(audio)?.id ?? null, degradedOf: (utteranceId, system) => renditions.find(utteranceId, degradedSystem(system)) }
+    : undefined;
   const plan = planStudy(db, parsed, scope);
   const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.flatMap((i) => clipsOf(i.stimuli)));
   // Items and the copies their clips play from are written together: no trial is ever served without its copy.

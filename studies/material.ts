@@ -15,7 +15,7 @@ import type { Labels } from '../audio-manifest';
 import { judgeScoreRows, metasetIdentity } from '../audio-manifest/judge';
 import { describeIssue, locateAudio, metasetUtteranceId, MetasetRecord, oracleCaptions, pickLabels, succeeded, systemCaptions } from '../audio-manifest/metaset';
 import { ravdessCandidates } from '../audio-manifest/ravdess';
-import { planRenditions, undecodable, UtteranceIndex } from '../audio-manifest/renditions';
+import { planRenditions, STUDY_SOURCES, undecodable, UtteranceIndex } from '../audio-manifest/renditions';
 import { unplayableFiles } from '../audio-manifest/check';
 import { ImportReport } from '../audio-manifest/report';
 import { vctkCandidates } from '../audio-manifest/vctk';
@@ -235,7 +235,7 @@ export async function readMaterial(sources: readonly StudySource[], options: Mat
         const input = source.dir ?? source.file!;
         const text = source.file === undefined ? undefined : await readSourceText(options.roots, source.file);
         const index = new UtteranceIndex([...material.utterances.values()].map((u) => ({ id: u.id, clipPath: u.audio })));
-        const files = planRenditions([input], index, report, { system: source.system, texts: text === undefined ? undefined : new Map([[input, text]]) });
+        const files = planRenditions([input], index, report, { system: source.system, scope: STUDY_SOURCES, texts: text === undefined ? undefined : new Map([[input, text]]) });
         for (const f of files) {
           // A list may name files anywhere: each must lie inside the corpus roots, like every source.
           await confine(options.roots, f.file, 'file').catch((error: unknown) => {

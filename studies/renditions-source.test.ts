@@ -97,7 +97,7 @@ describe('renditions sources', () => {
     expect(error).toBeInstanceOf(StudyDefinitionError);
     const problems = (error as StudyDefinitionError).problems.map((p) => ({ file: p.file, line: p.line, message: p.message.replace(/ \(expected a folder .*$/, '') }));
     expect(problems).toEqual(expect.arrayContaining([
-      { file: 'list.csv', line: 3, message: expect.stringMatching(/^utterance_id: no utterance "metaset:demo\/demo-99.wav" in the manifest; give an imported utterance's id/) },
+      { file: 'list.csv', line: 3, message: expect.stringMatching(/^utterance_id: no utterance "metaset:demo\/demo-99.wav" in the study's sources; give an imported utterance's id/) },
       { file: 'list.csv', line: 4, message: expect.stringMatching(/^path: .*outside\.wav is outside the corpus roots/) },
       { file: 'list.csv', line: 5, message: `path: ${join(dir, 'broken.wav')} cannot be decoded: not a WAV or FLAC file (no RIFF/WAVE or fLaC header) (a rendition is a WAV (PCM 8–32-bit or float) or FLAC file)` },
       { file: 'more/tts-b/demo-04.wav', line: 1, message: `${join(dir, 'more/tts-b/demo-04.wav')} cannot be decoded: not a WAV or FLAC file (no RIFF/WAVE or fLaC header) (a rendition is a WAV (PCM 8–32-bit or float) or FLAC file)` },

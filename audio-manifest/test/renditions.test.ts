@@ -1,12 +1,14 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { showClip } from '../clips';
 import { importDemo } from '../demo';
 import { importJudgeFile } from '../judge';
 import { importMetasetFile } from '../metaset';
 import { importRavdess } from '../ravdess';
 import { renditionStore } from '../rendition-store';
-import { importRenditions } from '../renditions';
+import { importRenditions, planRenditions, UtteranceIndex } from '../renditions';
+import { ImportReport } from '../report';
 import { prepareStudyAudio, servedAudioDir } from '../served';
 import { importVctk } from '../vctk';
 import { readCanonicalWav, sine, TAGGED_ARTIST, TAGGED_TITLE, taggedWav, writeTone } from './audio';
@@ -85,6 +87,7 @@ describe('renditions (system audio of an utterance)', () => {
     const clip = env.db.prepare('SELECT * FROM clips WHERE id = ?').get(store.find(UTTERANCES.vctk, 'tts-a')!) as Record<string, unknown>;
     expect(clip).toMatchObject({ corpus: 'rendition', path: 'tts-a/p225_001.flac', format: 'flac', sample_rate: 16000, channels: 1 });
     expect(JSON.parse(clip.labels as string)).toEqual({ system: 'tts-a', utterance: UTTERANCES.vctk });
+    expect(showClip(env.db, 'tts-a/p225_001.flac')).toMatchObject({ corpus: 'rendition', renditions: [{ utteranceId: UTTERANCES.vctk, system: 'tts-a' }] });
     expect(env.db.prepare('SELECT id, clip_id FROM utterances ORDER BY id').all()).toEqual(utteranceClips);
 
     const before = snapshot(env);
@@ -219,6 +222,45 @@ describe('renditions (system audio of an utterance)', () => {
     for (const s of [TAGGED_TITLE, TAGGED_ARTIST, 'tts-a', 'p225_001', 'LIST', 'bext', 'ID3']) expect(text.includes(s), s).toBe(false);
     expect(readCanonicalWav(copy).chunks).toEqual(['fmt ', 'data']);
     expect(audio.rows[0].id).not.toBe(clipId);
+  });
+});
+
+describe('matching a rendition file to an utterance', () => {
+  const index = new UtteranceIndex([
+    { id: 'vctk:p225_001', clipPath: 'wav48_silence_trimmed/p225/p225_001_mic1.flac' },
+    { id: 'metaset:vctk/p225/p225_001.wav', clipPath: null },
+    { id: `ravdess:${RAVDESS}`, clipPath: `Actor_12/${RAVDESS}.wav` },
+    { id: 'metaset:ears/0001.wav', clipPath: null },
+    { id: 'metaset:expresso/0001.wav', clipPath: null },
+  ]);
+
+  it('takes the most specific name: the id, the corpus path, the file stem, the clip file stem', () => {
+    expect(index.resolve(['vctk:p225_001'])).toEqual({ id: 'vctk:p225_001' });
+    // A stem both a corpus utterance and a MetaSet record of the same file go by is the corpus's; the record's path is the record's.
+    expect(index.resolve(['p225_001'])).toEqual({ id: 'vctk:p225_001' });
+    expect(index.resolve(['vctk/p225/p225_001', 'p225_001'])).toEqual({ id: 'metaset:vctk/p225/p225_001.wav' });
+    expect(index.resolve(['p225_001_mic1'])).toEqual({ id: 'vctk:p225_001' });
+    expect(index.resolve([RAVDESS])).toEqual({ id: `ravdess:${RAVDESS}` });
+    expect(index.resolve(['ears/0001'])).toEqual({ id: 'metaset:ears/0001.wav' });
+    expect(index.resolve(['0001'])).toEqual({ ambiguous: ['metaset:ears/0001.wav', 'metaset:expresso/0001.wav'] });
+    expect(index.resolve(['p999_001'])).toBeNull();
+  });
+
+  it('refuses a file whose name several utterances share equally, saying how to name it', () => {
+    const env = tempManifest();
+    try {
+      writeTone(join(env.dir, 'out', 'tts', '0001.wav'));
+      writeTone(join(env.dir, 'out', 'tts', 'ears', '0001.wav'));
+      const report = new ImportReport();
+      const files = planRenditions([join(env.dir, 'out')], index, report);
+      expect(files.map((f) => f.utteranceId)).toEqual(['metaset:ears/0001.wav']);
+      expect(report.failures).toEqual([{
+        file: join(env.dir, 'out', 'tts', '0001.wav'),
+        reason: "matches several utterances (metaset:ears/0001.wav, metaset:expresso/0001.wav): name it by the utterance's path (e.g. tts/ears/0001.wav) or list it in a .csv with its utterance_id",
+      }]);
+    } finally {
+      env.cleanup();
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import type { QueueStatus } from '../lib/voteQueue';
 import { catalogues, en, MessagesContext, useMessages } from './messages';
 import { Questionnaire } from './Questionnaire';
 import { ListenerSession, type SessionSnapshot } from './session';
-import { ScreeningTrial, trialKind } from './trials';
+import { IntroHints, ScreeningTrial, trialKind } from './trials';
 import type { ScreeningServer } from './trials/ScreeningTrial';
 import type { TrialEnv, TrialProblem } from './trials/types';
 
@@ -475,23 +475,7 @@ export function ListenerApp({ study }: { study: string }) {
           <div className="callout">
             <Markdown text={intro?.questionMarkdown ?? ''} />
           </div>
-          {touchFirst() ? (
-            <p className="muted">{intro?.trial.kind === 'rating' ? m.touchHintsLongRating : m.touchHintsLong}</p>
-          ) : (
-            <p className="muted">
-              {m.keysIntro} <kbd>Space</kbd> {m.keysPlayPause},{' '}
-              {intro?.trial.kind === 'rating' ? (
-                <>
-                  <kbd>1</kbd>–<kbd>{intro.trial.scale.points}</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysRate}
-                </>
-              ) : (
-                <>
-                  <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose}
-                </>
-              )}
-              , <kbd>Enter</kbd> {m.keysConfirm} {m.keysCanBeOff}
-            </p>
-          )}
+          {intro && <IntroHints settings={intro.trial} touch={touchFirst()} />}
         </Step>
       );
       break;

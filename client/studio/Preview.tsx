@@ -9,11 +9,7 @@ type PreviewItem = TrialPreviewList['trials'][number];
 
 /** What the researcher may know of a trial and the listener must not: its systems and right answer. */
 function previewMeta(item: PreviewItem): string {
-  if (item.trial.kind === 'rating') return `${item.systems[0]}${item.expected === null ? '' : ` · required score ${item.expected}`}`;
-  // The preview offers an A/B item in its own order: slot a is A.
-  if (item.trial.kind === 'ab') return item.expected === null ? `${item.systems[0]} (A) vs ${item.systems[1]}` : `right answer: ${item.expected.toUpperCase()}`;
-  if (item.kind === 'pair') return `${item.systems[0]} (first) vs ${item.systems[1]}`;
-  return `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
+  return trialKind(item.trial).reveal(item);
 }
 
 /**

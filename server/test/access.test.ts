@@ -73,7 +73,7 @@ describe('researcher and analyst access', () => {
     const exported = await call(`${server.url}/api/studio/studies/access/export`, { token: analyst });
     expect(exported.status).toBe(200);
     const items = exported.body['items.csv'].trim().split('\r\n');
-    expect(items[0]).toBe('item_id,utterance_id,system_a,system_b,attention,expected');
+    expect(items[0]).toBe('item_id,utterance_id,system_a,system_b,attention,expected,kind');
     expect(items).toHaveLength(1 + 8); // practice trials are not data
     const votes = exported.body['votes.csv'].trim().split('\r\n');
     expect(votes[0].startsWith('item_id,listener_id,first,chosen,')).toBe(true);

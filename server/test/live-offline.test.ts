@@ -365,10 +365,10 @@ describe('a rating study: live report = npm run analyze on the export', () => {
     const lines = (file: string) => files[file].split('\r\n').slice(0, -1);
     expect(lines('votes.csv')).toEqual(['item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id']);
     const items = lines('items.csv');
-    expect(items[0]).toBe('item_id,utterance_id,system_a,system_b,attention,expected');
+    expect(items[0]).toBe('item_id,utterance_id,system_a,system_b,attention,expected,kind');
     expect(items).toHaveLength(1 + 9 + 2); // practice is not data
-    expect(items.filter((l) => l.endsWith(',,0,'))).toHaveLength(9);
-    expect(items.filter((l) => l.endsWith(',,1,1'))).toHaveLength(2);
+    expect(items.filter((l) => l.endsWith(',,0,,rating'))).toHaveLength(9);
+    expect(items.filter((l) => l.endsWith(',,1,1,rating'))).toHaveLength(2);
     const ratings = lines('ratings.csv');
     expect(ratings[0]).toBe('item_id,listener_id,system,utterance_id,score,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id');
     expect(ratings).toHaveLength(1 + 6 * 11);

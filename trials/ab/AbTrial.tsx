@@ -7,7 +7,7 @@
  * Confirm. Keys: A/B or 1/2 switch, ←/→ choose, Enter confirms. Practice trials show feedback.
  */
 import { useState } from 'react';
-import { clock, AnswerGroup, FailureNotice, TrialFooter } from '../../client/listener/trials/ClipTrialScreen';
+import { clock, AnswerGroup, FailureNotice, TrialFooter, WaveArea } from '../../client/listener/trials/ClipTrialScreen';
 import type { TrialProps } from '../../client/listener/trials/types';
 import { useTrialAnswer } from '../../client/listener/trials/useTrialAnswer';
 import { useMultiPlayer } from '../../client/listener/players/useMultiPlayer';
@@ -98,11 +98,23 @@ export function AbTrial(props: TrialProps<AbSpec, AbResponse>) {
             <span className="stimulus-letter">{side}</span>
             <span className="stimulus-heard">
               <span className="sr-only">, </span>
-              {p.heard[i] ? `✓ ${w.heard}` : w.notHeard}
+              {p.heard[i] ? (
+                <>
+                  <span aria-hidden="true">✓ </span>
+                  {w.heard}
+                </>
+              ) : (
+                w.notHeard
+              )}
             </span>
           </button>
         ))}
       </div>
+
+      {/* A switch by key moves no focus: say which version now plays. */}
+      <p className="sr-only" aria-live="polite" data-testid="now-playing">
+        {p.playing ? w.playing(SIDES[p.active]) : ''}
+      </p>
 
       <div className="player">
         <button
@@ -114,30 +126,24 @@ export function AbTrial(props: TrialProps<AbSpec, AbResponse>) {
         >
           <span aria-hidden="true" className={p.playing ? 'icon-pause' : 'icon-play'} />
         </button>
-        <div className="wave-area">
-          {peaks ? (
-            <Waveform
-              key={p.active}
-              peaks={peaks}
-              duration={active.duration}
-              position={p.position}
-              onSeek={(s) => !locked && p.seek(s)}
-              onDrawn={() => setDrawn(true)}
-            />
-          ) : p.peaksFailed ? (
-            <button type="button" className="link" onClick={p.retryPeaks}>
-              {m.waveformRetry}
-            </button>
-          ) : (
-            <div className="waveform waveform-loading" />
-          )}
-          <div className="time" aria-live="off">
-            <span>
-              {SIDES[p.active]} · {clock(p.position)}
-            </span>
-            <span>{clock(active.duration)}</span>
-          </div>
-        </div>
+        <WaveArea
+          wave={
+            peaks && (
+              <Waveform
+                key={p.active}
+                peaks={peaks}
+                duration={active.duration}
+                position={p.position}
+                onSeek={(s) => !locked && p.seek(s)}
+                onDrawn={() => setDrawn(true)}
+              />
+            )
+          }
+          failed={p.peaksFailed}
+          retry={p.retryPeaks}
+          now={`${SIDES[p.active]} · ${clock(p.position)}`}
+          duration={active.duration}
+        />
       </div>
       {t.failure ? <FailureNotice t={{ ...t, reloads: p.reloads, tryAgain: p.tryAgain }} /> : !p.ready && <p className="muted loading-note">{w.loading}</p>}
 

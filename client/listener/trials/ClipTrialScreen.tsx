@@ -81,21 +81,13 @@ export function ClipTrialScreen<Value>({
         >
           <span aria-hidden="true" className={t.buffering ? 'icon-loading' : t.playing ? 'icon-pause' : 'icon-play'} />
         </button>
-        <div className="wave-area">
-          {t.peaks ? (
-            <Waveform media={clip.audio} peaks={t.peaks} duration={spec.clip.duration} onDrawn={() => t.setDrawn(true)} onReady={t.seek} />
-          ) : t.peaksFailed ? (
-            <button type="button" className="link" onClick={t.retryPeaks}>
-              {m.waveformRetry}
-            </button>
-          ) : (
-            <div className="waveform waveform-loading" />
-          )}
-          <div className="time" aria-live="off">
-            <span>{clock(t.time)}</span>
-            <span>{clock(spec.clip.duration)}</span>
-          </div>
-        </div>
+        <WaveArea
+          wave={t.peaks && <Waveform media={clip.audio} peaks={t.peaks} duration={spec.clip.duration} onDrawn={() => t.setDrawn(true)} onReady={t.seek} />}
+          failed={t.peaksFailed}
+          retry={t.retryPeaks}
+          now={clock(t.time)}
+          duration={spec.clip.duration}
+        />
       </div>
       {t.failure ? <FailureNotice t={t} /> : !t.audioReady && <p className="muted loading-note">{m.loadingTheClip}</p>}
 
@@ -111,6 +103,27 @@ export function ClipTrialScreen<Value>({
 
       <TrialFooter t={t} texts={texts} />
     </section>
+  );
+}
+
+/** The waveform (or its placeholder, or a retry when its peaks would not load) over the time line. */
+export function WaveArea({ wave, failed, retry, now, duration }: { wave: ReactNode; failed: boolean; retry(): void; now: ReactNode; duration: number }) {
+  const m = useMessages();
+  return (
+    <div className="wave-area">
+      {wave ||
+        (failed ? (
+          <button type="button" className="link" onClick={retry}>
+            {m.waveformRetry}
+          </button>
+        ) : (
+          <div className="waveform waveform-loading" />
+        ))}
+      <div className="time" aria-live="off">
+        <span>{now}</span>
+        <span>{clock(duration)}</span>
+      </div>
+    </div>
   );
 }
 

@@ -7,6 +7,10 @@ import { RatingTrial, type RatingResponse } from '../../../trials/rating/RatingT
 import { AbTrial, type AbResponse } from '../../../trials/ab/AbTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { ClipCache } from '../../lib/media';
+import type { ComponentType } from 'react';
+import type { TrialSettings } from '../../../contract/trials';
+import { useMessages } from '../messages';
+import { AbHints } from '../../../trials/ab/AbHints';
 import type { TrialComponent, TrialFeedback } from './types';
 
 /** What any trial kind answers with: its answer fields, how the clip was listened to, and the listener's comment if any. */
@@ -22,7 +26,12 @@ interface TrialKind<T extends Trial, R extends TrialResponse> {
   check(response: R, expected: string): TrialFeedback;
   /** Starts fetching what the trial plays, ahead of it (a listener can answer the next trials offline). */
   prefetch(trial: T, clips: ClipCache, audio: BaseAudioContext): void;
+  /** What the studio's preview says of the item and the listener must not learn: its systems and right answer. */
+  reveal(item: { kind: string; systems: string[]; expected: string | null }): string;
 }
+
+const pairReveal = (item: { kind: string; systems: string[]; expected: string | null }) =>
+  item.kind === 'pair' ? `${item.systems[0]} (first) vs ${item.systems[1]}` : `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
 
 type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : PairResponse;
 const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.prepare(trial);
@@ -33,13 +42,14 @@ const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.pre
  * practice comes as kind 'practice', a rating's as a rating with practice: true.
  */
 const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
-  pair: { component: PairTrial, practice: () => false, check: pairCheck, prefetch: oneClip },
-  practice: { component: PairTrial, practice: () => true, check: pairCheck, prefetch: oneClip },
+  pair: { component: PairTrial, practice: () => false, check: pairCheck, prefetch: oneClip, reveal: pairReveal },
+  practice: { component: PairTrial, practice: () => true, check: pairCheck, prefetch: oneClip, reveal: pairReveal },
   rating: {
     component: RatingTrial,
     practice: (trial) => trial.practice,
     check: (response, expected) => ({ correct: String(response.score) === expected, score: Number(expected) }),
     prefetch: oneClip,
+    reveal: (item) => `${item.systems[0]}${item.expected === null ? '' : ` · required score ${item.expected}`}`,
   },
   ab: {
     component: AbTrial,
@@ -47,6 +57,7 @@ const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
     // The preview offers the item's own order: A is slot a.
     check: (response, expected) => ({ correct: response.preference.toLowerCase() === expected }),
     prefetch: (trial, clips, audio) => trial.stimuli.forEach((clip) => void clips.stimulus(clip, audio)),
+    reveal: (item) => `${item.systems[0]} (A) vs ${item.systems[1]} (B)${item.expected === null ? '' : ` · right answer: ${item.expected.toUpperCase()}`}`,
   },
 };
 
@@ -61,3 +72,37 @@ export function trialKind(trial: Trial): TrialKind<Trial, TrialResponse> {
 
 export { ScreeningTrial };
 export type { AbResponse, PairResponse, RatingResponse };
+
+/** The caption pair's and the rating's word on their controls (touch, or their keys). */
+function ClipHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
+  const m = useMessages();
+  const rating = settings.kind === 'rating' ? settings : null;
+  if (touch) return <p className="muted">{rating ? m.touchHintsLongRating : m.touchHintsLong}</p>;
+  return (
+    <p className="muted">
+      {m.keysIntro} <kbd>Space</kbd> {m.keysPlayPause},{' '}
+      {rating ? (
+        <>
+          <kbd>1</kbd>–<kbd>{rating.scale.points}</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysRate}
+        </>
+      ) : (
+        <>
+          <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose}
+        </>
+      )}
+      , <kbd>Enter</kbd> {m.keysConfirm} {m.keysCanBeOff}
+    </p>
+  );
+}
+
+/** Each study kind's word on its controls, on the instructions screen before the first trial. */
+const hints: { [K in TrialSettings['kind']]: ComponentType<{ settings: Extract<TrialSettings, { kind: K }>; touch: boolean }> } = {
+  pair: ClipHints,
+  rating: ClipHints,
+  ab: AbHints,
+};
+
+export function IntroHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
+  const Hints = hints[settings.kind] as ComponentType<{ settings: TrialSettings; touch: boolean }>;
+  return <Hints settings={settings} touch={touch} />;
+}

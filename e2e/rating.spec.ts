@@ -1,12 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { expect, test, type Download, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { audit, withAxe } from './support/axe';
-import { currentTrial, startByKeyboard } from './support/listener';
-import { researcherToken, startServer, type E2eServer } from './support/server';
+import { currentTrial, startByKeyboard, startByTouch } from './support/listener';
+import { startServer, type E2eServer } from './support/server';
+import { analyzeBundle, exportBundle, signInToStudio } from './support/studio';
 
 /** A figure saved on its own: one SVG document that loads nothing and carries its own styling. */
 function expectStandaloneSvg(svg: string, names: string[]): void {
@@ -175,9 +175,7 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(`${server.url}/studio`);
-  await page.getByLabel('Access token').fill(researcherToken(server));
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInToStudio(page, server);
 
   // The researcher's study: the demo captions and clips as sources, a rating study.yaml around them.
   await page.getByLabel('Study name').fill(STUDY);
@@ -208,9 +206,7 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
   const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
   const pp = await phone.newPage();
   pp.on('pageerror', (e) => problems.push(e.message));
-  await pp.goto(`${link}?PROLIFIC_PID=phone`);
-  await pp.getByRole('button', { name: /I agree/ }).tap();
-  await pp.getByRole('button', { name: 'Start' }).tap();
+  await startByTouch(pp, `${link}?PROLIFIC_PID=phone`);
   const byPhone: Rated[] = [];
   while (!(await pp.getByTestId('completion-code').isVisible())) {
     byPhone.push(await rateByTouch(pp, 'phone', byPhone.length, info.outputPath('rating-phone.png')));
@@ -269,18 +265,13 @@ test('a rating study: built in the studio, rated on a phone and a laptop, export
   expectStandaloneSvg(readFileSync((await (await savedFigure).path())!, 'utf8'), [...rated.keys()]);
 
   // The exported zip, analysed offline: the ratings section has the MOS of exactly these scores.
-  const downloads: Download[] = [];
-  page.on('download', (d) => downloads.push(d));
-  await page.getByRole('button', { name: 'Export bundle' }).click();
-  await expect.poll(() => downloads.length).toBe(1);
   const dir = mkdtempSync(join(tmpdir(), 'earmark-e2e-mos-'));
   try {
-    const zip = join(dir, downloads[0].suggestedFilename());
-    await downloads[0].saveAs(zip);
+    const zip = await exportBundle(page, dir);
     const json = join(dir, 'report.json');
     const html = join(dir, 'report.html');
-    execFileSync('npm', ['run', '--silent', 'analyze', '--', zip, '--format', 'json', '--out', json], { cwd: root, encoding: 'utf8' });
-    execFileSync('npm', ['run', '--silent', 'analyze', '--', zip, '--format', 'html', '--out', html], { cwd: root, encoding: 'utf8' });
+    analyzeBundle(zip, 'json', json);
+    analyzeBundle(zip, 'html', html);
     const report = JSON.parse(readFileSync(json, 'utf8'));
     expect(report.listeners.total).toBe(2);
     expect(report.ratings.scale).toEqual([1, 5]);

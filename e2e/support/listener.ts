@@ -14,6 +14,13 @@ export async function startByKeyboard(page: Page, url: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/** Steps through welcome and instructions by touch, as a listener on a phone. */
+export async function startByTouch(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('button', { name: /I agree/ }).tap();
+  await page.getByRole('button', { name: 'Start' }).tap();
+}
+
 /** The Play button of a headphone-check round (client/listener/messages.ts playSounds). */
 export const PLAY_SOUNDS = 'Play the sounds';
 

@@ -150,27 +150,49 @@ export async function startMain(): Promise<E2eServer> {
   });
   const url = new URL(link);
   const study = url.pathname.split('/').filter(Boolean)[1];
+  const { secrets, clipIds } = studySecrets(dataDir, study);
+  return {
+    url: url.origin,
+    dataDir,
+    study,
+    secrets,
+    clipIds,
+    votes: () => readVotes(dataDir, study),
+    sql: (query, ...params) => readSql(dataDir, query, params),
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * What a listener of `study` must never receive, read from the server's database: system ids, item
+ * ids, utterance ids, clip file names and paths of every stimulus of every item (a pair's clip, an
+ * A/B item's two renditions), corpus labels and judge scores; and the served ids media may be
+ * addressed by.
+ */
+export function studySecrets(dataDir: string, study: string): Pick<E2eServer, 'secrets' | 'clipIds'> {
   const db = new Database(join(dataDir, 'earmark.db'), { readonly: true, fileMustExist: true });
   const secrets = new Set<string>();
   const labels = new Set<string>();
-  const clipIds: string[] = [];
   let publicText = study;
   try {
     // Listeners address clips by their served ids; the manifest's clip ids are secrets like the rest.
-    const items = db
+    const clipIds = (db.prepare('SELECT id FROM served_clips WHERE study_id = ?').pluck().all(study) as string[]);
+    const stimuli = db
       .prepare(
-        `SELECT i.id, i.utterance_id, i.clip_id, s.id AS served_id, i.system_a, i.system_b
-         FROM items i JOIN served_clips s ON s.study_id = i.study_id AND s.clip_id = i.clip_id WHERE i.study_id = ?`,
+        `SELECT i.id, i.utterance_id, json_extract(e.value, '$.clip') AS clip_id, json_extract(e.value, '$.system') AS system
+         FROM items i, json_each(i.stimuli) e WHERE i.study_id = ?`,
       )
-      .all(study) as Array<Record<'id' | 'utterance_id' | 'clip_id' | 'served_id' | 'system_a' | 'system_b', string>>;
+      .all(study) as Array<Record<'id' | 'utterance_id' | 'clip_id', string> & { system: string | null }>;
     const clip = db.prepare('SELECT path, abs_path, labels, sha256 FROM clips WHERE id = ?');
     const utterance = db.prepare('SELECT labels FROM utterances WHERE id = ?');
     const scores = db.prepare('SELECT score FROM judge_scores WHERE utterance_id = ?');
     const labelValues = (json: string) =>
       Object.values(JSON.parse(json) as Record<string, unknown>).filter((v): v is string => typeof v === 'string' && v.length >= 3);
-    for (const it of items) {
-      clipIds.push(it.served_id);
-      for (const s of [it.id, it.utterance_id, it.clip_id, it.system_a, it.system_b]) secrets.add(s);
+    for (const it of stimuli) {
+      for (const s of [it.id, it.utterance_id, it.clip_id, it.system]) if (s !== null) secrets.add(s);
       const c = clip.get(it.clip_id) as { path: string; abs_path: string; labels: string; sha256: string };
       // The corpus file's content hash would let anyone holding the corpus look the clip up.
       for (const s of [c.path, c.abs_path, basename(c.path), basename(c.path).replace(/\.[^.]+$/, ''), c.sha256.slice(0, 16)]) secrets.add(s);
@@ -184,22 +206,10 @@ export async function startMain(): Promise<E2eServer> {
     const def = JSON.parse((db.prepare('SELECT definition FROM studies WHERE id = ?').get(study) as { definition: string }).definition);
     const captions = db.prepare('SELECT caption_a, caption_b FROM items WHERE study_id = ?').all(study) as Array<Record<string, string>>;
     publicText += [def.title, def.consent, def.instructions, def.question, ...captions.flatMap((r) => [r.caption_a, r.caption_b])].join('\n');
+    for (const l of labels) if (!publicText.toLowerCase().includes(l.toLowerCase())) secrets.add(l);
+    secrets.delete(study); // the study's own name is in its public link
+    return { secrets: [...secrets], clipIds };
   } finally {
     db.close();
   }
-  for (const l of labels) if (!publicText.toLowerCase().includes(l.toLowerCase())) secrets.add(l);
-  secrets.delete(study); // the study's own name is in its public link
-  return {
-    url: url.origin,
-    dataDir,
-    study,
-    secrets: [...secrets],
-    clipIds,
-    votes: () => readVotes(dataDir, study),
-    sql: (query, ...params) => readSql(dataDir, query, params),
-    stop: async () => {
-      await stopChild(child);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
 }

@@ -32,6 +32,8 @@ describe('the listener surface', () => {
         'labels', 'language', 'linkParameters', 'listening', 'low', 'message', 'mode', 'peaksUrl', 'points', 'position',
         'practice', 'progress', 'questionMarkdown', 'redirectUrl', 'required', 'scale', 'score', 'screening', 'seconds', 'serverTs',
         'state', 'status', 'stopped', 'study', 'title', 'token', 'total', 'trial', 'trials', 'upcoming', 'voteId',
+        // An A/B trial (trials/ab): its two renditions as opaque served clips, and whether the study offers "no preference".
+        'stimuli', 'tie',
         // The study's questionnaire (contract/questionnaire.ts): the researcher's own questions and options, like its other
         // texts, and which part is due; nothing about systems or clips.
         'after', 'before', 'integer', 'max', 'maxLength', 'min', 'options', 'questions', 'questionsDue', 'text', 'trialComments', 'when',

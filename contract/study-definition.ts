@@ -480,10 +480,8 @@ export const StudyDefinition = z
     // Checked above; parsed again for the kind's defaults.
     const config = z.object(ITEM_CONFIGS[d.trial.kind]).parse({ items: d.items, attentionChecks: d.attentionChecks, practice: d.practice });
     type Common = Omit<typeof d, 'trial' | 'items' | 'attentionChecks' | 'practice'> & typeof texts;
-    return { ...d, ...texts, ...config } as
-      | (Common & { trial: Extract<TrialSettings, { kind: 'pair' }> } & ItemConfigOf<'pair'>)
-      | (Common & { trial: RatingSettings } & ItemConfigOf<'rating'>)
-      | (Common & { trial: Extract<TrialSettings, { kind: 'ab' }> } & ItemConfigOf<'ab'>);
+    // One definition type per kind, its trial settings with its item config (so a kind's planner sees only its own).
+    return { ...d, ...texts, ...config } as { [K in ItemConfigKind]: Common & { trial: Extract<TrialSettings, { kind: K }> } & ItemConfigOf<K> }[ItemConfigKind];
   });
 export type StudyDefinition = z.infer<typeof StudyDefinition>;
 export type StudyDefinitionInput = z.input<typeof StudyDefinition>;

@@ -60,7 +60,8 @@ function completionHistogram(minutes: number[]): { values: number[]; labels: str
 }
 
 // Told apart in grey as well as in colour: solid dark, hollow, solid mid-grey (figures/BarChart).
-const KIND_STYLE: Record<DashboardData['votes']['perItem'][number]['kind'], BarStyle> = { pair: 'solid', rating: 'solid', ab: 'solid', attention: 'hollow', practice: 'muted' };
+/** An item's bar by its role: attention checks hollow, practice muted, the study's own trials (of whichever kind) solid. */
+const barStyle = (kind: DashboardData['votes']['perItem'][number]['kind']): BarStyle => (kind === 'attention' ? 'hollow' : kind === 'practice' ? 'muted' : 'solid');
 
 type Ratings = NonNullable<DashboardData['ratings']>;
 
@@ -267,7 +268,7 @@ export function Dashboard({ study }: { study: string }) {
               name="votes-per-item"
               values={data.votes.perItem.map((i) => i.votes)}
               labels={data.votes.perItem.map((i) => String(i.seq + 1))}
-              styles={data.votes.perItem.map((i) => KIND_STYLE[i.kind])}
+              styles={data.votes.perItem.map((i) => barStyle(i.kind))}
               legend={[
                 { style: 'solid', label: data.ratings ? 'ratings' : 'pairs' },
                 { style: 'hollow', label: 'attention checks' },

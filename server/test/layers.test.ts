@@ -1,8 +1,9 @@
 /**
  * The lint rule of eslint.config.js (run by `npm test`) refuses imports against the layers —
  * contract ← db ← audio-manifest ← studies ← server, client → contract, analysis alone — and lets the
- * allowed ones through. Snippets are linted as if they sat in each (existing) folder — the
- * resolver looks for the imported file from there; nothing is written.
+ * allowed ones through, and keeps each file of a trial kind's folder (trials/<kind>/) in its layer.
+ * Snippets are linted as if they sat in each (existing) folder — the resolver looks for the imported
+ * file from there; nothing is written.
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -40,6 +41,37 @@ describe('imports run one way', () => {
     ['server/x.ts', "import { loadStudyDir } from '../studies/load';\nimport { analyze } from '../analysis/report';\nexport const both = [loadStudyDir, analyze];"],
     ['client/x.tsx', "import type { Trial } from '../contract/listener';\nexport const T = (p: { trial: Trial }) => <p>{p.trial.kind}</p>;"],
   ])('lets a downward import in %s through', async (file, code) => {
+    expect(await boundaryErrors(file, code)).toEqual([]);
+  });
+});
+
+// A kind's folder keeps its layers apart (eslint.config.js, "A trial kind is a folder"): each file obeys the
+// rule of the layer its name puts it in, and the registries import their own layer's files only.
+describe('a trial kind is a folder of layers', () => {
+  it.each([
+    ['trials/pair/Other.tsx', "import { pair } from './server';\nexport const p = pair;"],
+    ['trials/pair/Other.tsx', "import { planPairItems } from './plan';\nexport const p = planPairItems;"],
+    ['trials/pair/Other.tsx', "import { buildApp } from '../../server/app';\nexport const a = buildApp;"],
+    ['trials/pair/contract.ts', "import { pair } from './server';\nexport const p = pair;"],
+    ['trials/pair/contract.ts', "import { useClipTrial } from '../../client/listener/trials/useClipTrial';\nexport const u = useClipTrial;"],
+    ['trials/pair/plan.ts', "import { pair } from './server';\nexport const p = pair;"],
+    ['trials/pair/plan.ts', "import { buildApp } from '../../server/app';\nexport const a = buildApp;"],
+    ['trials/pair/server.ts', "import { PairTrial } from './PairTrial';\nexport const P = PairTrial;"],
+    ['client/listener/x.ts', "import { pair } from '../../trials/pair/server';\nexport const p = pair;"],
+    ['studies/x.ts', "import { pair } from '../trials/pair/server';\nexport const p = pair;"],
+    ['analysis/x.ts', "import { planPairItems } from '../trials/pair/plan';\nexport const p = planPairItems;"],
+    ['contract/x.ts', "import { planPairItems } from '../trials/pair/plan';\nexport const p = planPairItems;"],
+  ])('refuses %s importing across', async (file, code) => {
+    expect(await boundaryErrors(file, code)).toHaveLength(1);
+  });
+
+  it.each([
+    ['trials/pair/Other.tsx', "import type { PairTrial } from './contract';\nimport { useMessages } from '../../client/listener/messages';\nexport const u = [useMessages] as unknown as PairTrial[];"],
+    ['trials/pair/plan.ts', "import { PairSettings } from './contract';\nimport { sampleItems } from '../../studies/sampler';\nexport const p = [PairSettings, sampleItems];"],
+    ['trials/pair/server.ts', "import { invalidRequest } from '../../server/errors';\nimport { PairAnswer } from './contract';\nexport const s = [invalidRequest, PairAnswer];"],
+    ['contract/x.ts', "import { PairTrial } from '../trials/pair/contract';\nexport const P = PairTrial;"],
+    ['client/listener/x.ts', "import { PairTrial } from '../../trials/pair/PairTrial';\nexport const P = PairTrial;"],
+  ])('lets %s through', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });
 });

@@ -15,6 +15,8 @@ import { setStudyStatus } from '../../studies/build';
 import { startTestServer, type TestServer } from '../../server/testing/server';
 import { call } from '../../server/testing/client';
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 const DEMO = fileURLToPath(new URL('../../studies/demo/', import.meta.url));
 const TEMPLATE = fileURLToPath(new URL('../../studies/templates/demo-ab.yaml', import.meta.url));
@@ -35,7 +37,7 @@ async function buildStudy(name: string, edit: (doc: ReturnType<typeof parseDocum
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ studies: [] });
+  server = await startTestServer({ studies: [{ study: 'pairs', pairs: 2, attention: 0, practice: 0 }] });
   await buildStudy('ab', (doc) => {
     doc.delete('attentionChecks');
     doc.set('practice', []);
@@ -53,10 +55,12 @@ const start = async (study: string, pid: string) => {
   expect(started.status, started.text).toBe(201);
   return { token: started.body.token as string, state: started.body.state, listener: server.app.store.sessions.byToken(started.body.token)!.id };
 };
+/** Both versions heard once to the end, 2.5 s each: the record a whole-listening A/B trial sends, and its totals. */
+const heardBoth = [{ plays: 1, secondsHeard: 2.5, heardToEnd: true }, { plays: 1, secondsHeard: 2.5, heardToEnd: true }];
 const vote = (token: string, position: number, answer: object, voteId = randomUUID()) =>
   call(`${server.url}/api/session/votes`, {
     token,
-    body: { voteId, position, playCount: 2, secondsListened: 5, heardToEnd: true, hiddenMs: 0, responseMs: 1800, clientTs: new Date().toISOString(), ...answer },
+    body: { voteId, position, playCount: 2, secondsListened: 5, heardToEnd: true, hiddenMs: 0, responseMs: 1800, clientTs: new Date().toISOString(), listening: heardBoth, ...answer },
   });
 const trialAt = (listener: string, position: number) =>
   server.app.db
@@ -94,11 +98,18 @@ describe('A/B preference on the server', () => {
     await refused({ choice: 1 }, 'preference', /A\/B: send preference/);
     await refused({ score: 3 }, 'preference', /A\/B: send preference/);
     await refused({ preference: 'tie' }, 'preference', /no "no preference"/);
-    await refused({ preference: 'A', listening: [{ plays: 1, secondsHeard: 2, heardToEnd: true }] }, 'listening', /2 versions/);
+    await refused({ preference: 'A', listening: [{ plays: 1, secondsHeard: 2, heardToEnd: true }] }, 'listening', /2 versions: send one listening record for each \(1 sent\)/);
+    await refused({ preference: 'A', listening: undefined }, 'listening', /plays 2 versions: send listening/);
+    await refused({ preference: 'A', playCount: 3 }, 'listening', /totals must be the records' own: playCount 2, secondsListened 5, heardToEnd true \(sent 3, 5, true\)/);
+    await refused({ preference: 'A', heardToEnd: false }, 'listening', /heardToEnd true \(sent 2, 5, false\)/);
+    await refused({ preference: 'A', secondsListened: 5.01 }, 'listening', /secondsListened 5,/);
+    // The browser's millisecond rounding of the total is taken.
+    const rounded = [{ plays: 1, secondsHeard: 2.0004, heardToEnd: true }, { plays: 1, secondsHeard: 3, heardToEnd: true }];
+    expect((await vote(token, 1, { preference: 'A', listening: rounded, secondsListened: 5 })).status).toBe(200);
 
     const first = (JSON.parse(trialAt(listener, 0).slot_order) as string[])[0];
     const id = randomUUID();
-    const listening = [{ plays: 1, secondsHeard: 2.5, heardToEnd: true }, { plays: 1, secondsHeard: 2.5, heardToEnd: true }];
+    const listening = heardBoth;
     const ok = await vote(token, 0, { preference: 'B', listening }, id);
     expect(ok.status, ok.text).toBe(200);
     const row = server.app.db.prepare('SELECT answer, listening, first, chosen FROM votes WHERE listener_id = ? AND position = 0').get(listener) as Record<string, string>;
@@ -132,5 +143,28 @@ describe('A/B preference on the server', () => {
     const judged = (files.body['judge_scores.csv'] as string).trim().split('\r\n').slice(1);
     expect(judged.length).toBeGreaterThanOrEqual(12);
     for (const line of judged) expect(line).toMatch(/,mos-pred,run\d,\d/);
+
+    // The analyst's re-run of the export is the live report, ties and all (live = offline).
+    const analyst = (await server.app.store.accessTokens.create('analyst')).token;
+    const live = await call(`${server.url}/api/reports/ab-tie`, { token: analyst });
+    expect(live.status, live.text).toBe(200);
+    const dir = join(server.dataDir, 'ab-tie-export');
+    mkdirSync(dir);
+    for (const [name, text] of Object.entries(files.body as Record<string, string>)) writeFileSync(join(dir, name), text);
+    const { stdout } = await promisify(execFile)(join(process.cwd(), 'node_modules/.bin/tsx'), [join('analysis', 'cli.ts'), dir, '--format', 'json']);
+    const offline = JSON.parse(stdout);
+    expect(live.body).toEqual(offline);
+    expect(offline.reliability.ties.votes).toBe(4);
+    expect(offline.reliability.ties.per_system_pair.reduce((n: number, p: { ties: number }) => n + p.ties, 0)).toBe(4);
+  });
+});
+
+describe('the listening record, every kind alike', () => {
+  it('is refused on a trial of one clip, whose record is the totals', async () => {
+    const { token } = await start('pairs', 'P-pair');
+    const res = await vote(token, 0, { choice: 1 });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toMatchObject({ field: 'listening', message: expect.stringMatching(/plays one clip: send its record in playCount, secondsListened and heardToEnd, without listening/) });
+    expect((await vote(token, 0, { choice: 1, listening: undefined })).status).toBe(200);
   });
 });

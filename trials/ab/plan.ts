@@ -6,7 +6,8 @@
  * practice trials set a system's rendition against its clearly degraded copy
  * (audio-manifest/degrade.ts), addressed like any rendition; the expected answer is the clean side.
  */
-import { captionKey, judgeScores, sampleItems, type SamplerSummary } from '../../studies/sampler';
+import { captionKey, type SamplerSummary } from '../../studies/sampler';
+import { samplePairs } from '../../studies/sample-pairs';
 import { keyedRandom } from '../../analysis/random';
 import { degradedSystem } from '../../audio-manifest/degrade';
 import type { PlanContext, PlannedItem } from '../../studies/build';
@@ -39,37 +40,12 @@ export function planAbItems(def: StudyDefinitionOf<'ab'>, study: PlanContext): K
   }
   const checks = def.attentionChecks;
   if (def.items.mode === 'sample') {
-    const config = def.items;
-    const systems = study.sampledSystems(config, true);
-    const stratify = config.judge !== 'none';
-    if (stratify && config.judge !== 'ensemble' && !manifest.judges().has(config.judge)) {
-      study.problem(['items', 'judge'], `judge ${config.judge} has no scores in ${manifest.name}`);
-    }
-    if (!study.failed() && systems.length < 2) study.problem(['items', 'systems'], 'at least two systems are needed to make pairs');
-    if (!study.failed()) {
-      const pool = study.samplePool(config.utterances, []);
-      const scores = stratify ? judgeScores(manifest.judgeRows(new Set(systems)), config.judge) : new Map<string, number>();
-      // A rendition is a candidate as a caption is for the pair sampler; two systems never share one clip, so no text is compared.
-      const renditions = pool.flatMap((u) =>
-        systems.filter((s) => manifest.rendition(u.id, s) !== null).map((system) => ({ utteranceId: u.id, system, score: scores.get(captionKey(u.id, system)) ?? null })),
-      );
-      try {
-        const result = sampleItems(renditions, systems, {
-          count: config.count,
-          minPerSystem: config.minPerSystem,
-          stratify,
-          buckets: config.buckets,
-          nearTieWeight: config.nearTieWeight,
-          maxPerUtterance: config.maxPerUtterance,
-          anchorSystem: config.anchorSystem,
-          seed: def.seed,
-        });
-        sampler = result.summary;
-        for (const s of result.items) {
-          items.push(ab(s.utteranceId, manifest.rendition(s.utteranceId, s.systemA)!, s.systemA, manifest.rendition(s.utteranceId, s.systemB)!, s.systemB));
-        }
-      } catch (error) {
-        study.samplingProblem(error);
+    // A rendition is a version as a caption is for the pair; two systems never share one clip, so no text is compared.
+    const sample = samplePairs(def.items, study, { seed: def.seed, audio: true, checks: [], version: (u, system) => (manifest.rendition(u, system) === null ? null : {}) });
+    if (sample) {
+      sampler = sample.summary;
+      for (const s of sample.items) {
+        items.push(ab(s.utteranceId, manifest.rendition(s.utteranceId, s.systemA)!, s.systemA, manifest.rendition(s.utteranceId, s.systemB)!, s.systemB));
       }
     }
   }

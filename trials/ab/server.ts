@@ -8,6 +8,7 @@
 import type { TrialSettings } from '../../contract/trials';
 import { invalidRequest } from '../../server/errors';
 import { trialClip } from '../../server/store/trials/clip';
+import { checkListening } from '../../server/store/trials/listening';
 import type { ServerTrialKind } from '../../server/store/trials';
 import type { AbAnswer, AbStored } from './contract';
 
@@ -28,7 +29,7 @@ export const ab: ServerTrialKind = {
   answer(vote, order, settings): AbStored {
     if (vote.preference === undefined) throw invalidRequest('preference', 'this trial is an A/B: send preference (A or B), not choice or score');
     if (vote.preference === 'tie' && !offersTie(settings)) throw invalidRequest('preference', 'this study offers no "no preference": send A or B');
-    if (vote.listening && vote.listening.length !== 2) throw invalidRequest('listening', `an A/B trial has 2 versions: send one listening record for each (${vote.listening.length} sent)`);
+    checkListening(vote, 2);
     const first = order![0] as 'a' | 'b';
     return { first, chosen: chosenRendition(first, vote.preference) };
   },

@@ -4,7 +4,8 @@
  * stratified over the judge's |Δ|), then attention checks and practice trials, each a right and a
  * wrong description of one clip.
  */
-import { captionKey, judgeScores, sampleItems, type SamplerSummary } from '../../studies/sampler';
+import type { SamplerSummary } from '../../studies/sampler';
+import { samplePairs } from '../../studies/sample-pairs';
 import { keyedRandom } from '../../analysis/random';
 import type { PlanContext, PlannedItem } from '../../studies/build';
 import type { StudyDefinitionOf } from '../../contract/study-definition';
@@ -39,41 +40,12 @@ export function planPairItems(def: StudyDefinitionOf<'pair'>, study: PlanContext
   const attention = def.attentionChecks;
   const generated = attention?.mode === 'generated' && !study.failed() ? study.generatedChecks(attention, items, 2) : [];
   if (def.items.mode === 'sample') {
-    const config = def.items;
-    const systems = study.sampledSystems(config);
-    if (config.anchorSystem !== undefined && !systems.includes(config.anchorSystem)) {
-      study.problem(['items', 'anchorSystem'], `anchor system ${config.anchorSystem} is not among items.systems in ${manifest.name}`);
-    }
-    const stratify = config.judge !== 'none';
-    if (stratify && config.judge !== 'ensemble' && !manifest.judges().has(config.judge)) {
-      study.problem(['items', 'judge'], `judge ${config.judge} has no scores in ${manifest.name}`);
-    }
-    if (!study.failed() && systems.length < 2) study.problem(['items', 'systems'], 'at least two systems are needed to make pairs');
-    if (!study.failed()) {
-      const pool = study.samplePool(config.utterances, generated);
-      const scores = stratify ? judgeScores(manifest.judgeRows(new Set(systems)), config.judge) : new Map<string, number>();
-      const captions = pool.flatMap((u) =>
-        systems
-          .filter((s) => manifest.caption(u.id, s) !== undefined)
-          .map((system) => ({ utteranceId: u.id, system, score: scores.get(captionKey(u.id, system)) ?? null, text: manifest.caption(u.id, system) })),
-      );
-      try {
-        const result = sampleItems(captions, systems, {
-          count: config.count,
-          minPerSystem: config.minPerSystem,
-          stratify,
-          buckets: config.buckets,
-          nearTieWeight: config.nearTieWeight,
-          maxPerUtterance: config.maxPerUtterance,
-          anchorSystem: config.anchorSystem,
-          seed: def.seed,
-        });
-        sampler = result.summary;
-        for (const s of result.items) {
-          items.push(pair(s.utteranceId, manifest.utterance(s.utteranceId)!.clipId!, s.systemA, s.systemB, manifest.caption(s.utteranceId, s.systemA)!, manifest.caption(s.utteranceId, s.systemB)!));
-        }
-      } catch (error) {
-        study.samplingProblem(error);
+    const caption = (u: string, system: string) => manifest.caption(u, system);
+    const sample = samplePairs(def.items, study, { seed: def.seed, audio: false, checks: generated, version: (u, system) => (caption(u, system) === undefined ? null : { text: caption(u, system) }) });
+    if (sample) {
+      sampler = sample.summary;
+      for (const s of sample.items) {
+        items.push(pair(s.utteranceId, manifest.utterance(s.utteranceId)!.clipId!, s.systemA, s.systemB, caption(s.utteranceId, s.systemA)!, caption(s.utteranceId, s.systemB)!));
       }
     }
   }

@@ -6,6 +6,7 @@
  */
 import { invalidRequest } from '../../server/errors';
 import { trialClip } from '../../server/store/trials/clip';
+import { checkListening } from '../../server/store/trials/listening';
 import type { ServerTrialKind } from '../../server/store/trials';
 
 /** The screen choice (1 = caption shown first) in the item's own terms. */
@@ -31,6 +32,7 @@ export const pair: ServerTrialKind = {
   },
   answer(vote, order): PairAnswerDocument {
     if (vote.choice === undefined) throw invalidRequest('choice', 'this trial is a caption pair: send choice (1 or 2), not score');
+    checkListening(vote, 1);
     const first = order![0] as 'a' | 'b';
     return { first, chosen: chosenCaption(first, vote.choice) };
   },

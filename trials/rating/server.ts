@@ -7,6 +7,7 @@
 import { RATING_POINTS } from './contract';
 import { invalidRequest } from '../../server/errors';
 import { trialClip } from '../../server/store/trials/clip';
+import { checkListening } from '../../server/store/trials/listening';
 import type { ServerTrialKind } from '../../server/store/trials';
 
 export const rating: ServerTrialKind = {
@@ -22,6 +23,7 @@ export const rating: ServerTrialKind = {
     const offered = `a whole number from 1 to ${points}`;
     if (vote.score === undefined) throw invalidRequest('score', `this trial is a rating: send score (${offered}), not choice`);
     if (vote.score > points) throw invalidRequest('score', `${vote.score} is not on this study's scale: send ${offered}`);
+    checkListening(vote, 1);
     return { score: vote.score };
   },
   sameAnswer: (stored, vote) => stored.score === vote.score,

@@ -34,9 +34,9 @@ const utteranceId = (stem: string) => `metaset:demo/${stem}.wav`;
 
 /**
  * The study a researcher writes for their three systems: no `sources:`, so it draws on the
- * manifest the CLI imported into. Attention checks wait for the degraded copies of renditions
- * (`degraded:<system>`); once they land, uncommenting the `attentionChecks` line is the whole
- * change: the listeners below answer a check's clean side and every count is read from the study.
+ * manifest the CLI imported into. Its attention checks set a rendition against the degraded copy
+ * the import made of it (`degraded:<system>`); the listeners below answer a check's clean side and
+ * every count is read from the study.
  */
 const STUDY_YAML = `title: Which version sounds better?
 consent: You agree that your choices are recorded.
@@ -51,7 +51,7 @@ items:
   judge: ${JUDGE}
   buckets: 2
   maxPerUtterance: 1
-# attentionChecks: { mode: degraded, count: 2 }
+attentionChecks: { mode: degraded, count: 2 }
 design: { kind: crossed }
 listening: { mode: whole }
 screening: { kind: none, required: false }
@@ -264,7 +264,10 @@ test('an A/B study of a researcher’s own TTS outputs: imported with the CLI, b
   // The researcher's own system outputs and scores, imported into the server's manifest with the CLI.
   const files = writeSystemOutputs(outputs);
   const imported = manifest('renditions', files.renditions);
-  expect(imported).toContain(`clips: ${SYSTEMS.length * UTTERANCES.length} imported`);
+  // Each rendition is a clip, and so is the degraded copy the import makes of it.
+  const renditions = SYSTEMS.length * UTTERANCES.length;
+  expect(imported).toContain(`clips: ${2 * renditions} imported`);
+  expect(imported).toContain(`${renditions} renditions, ${SYSTEMS.length} systems, ${renditions} degraded copies`);
   expect(imported).toMatch(/1 file matches no utterance in the manifest and was skipped: .*outtake-take2\.wav/);
   expect(imported.match(/matches no utterance/g)).toHaveLength(1);
   manifest('import', 'judge', files.judge);

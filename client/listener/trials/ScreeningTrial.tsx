@@ -41,7 +41,12 @@ export function ScreeningTrial({ spec, env, server, done }: ScreeningProps) {
   const [stage, setStage] = useState<'calibrate' | 'starting' | 'rounds' | 'sending' | 'retry'>('calibrate');
   const [attempt, setAttempt] = useState<ScreeningAttempt | null>(null);
   const [index, setIndex] = useState(0);
-  const [sound, setSound] = useState<AudioBuffer | null>(null);
+  /**
+   * The last round sound that arrived, with the round it is for. Only the current round's is
+   * playable: the one before stays in state until the next arrives, and playing it (or focusing Play
+   * for it) would give the listener the previous round's sound for this round's answer.
+   */
+  const [fetched, setFetched] = useState<{ url: string; buffer: AudioBuffer } | null>(null);
   const [played, setPlayed] = useState<'no' | 'playing' | 'done'>('no');
   const [calibrating, setCalibrating] = useState(false);
   /** The calibration sound has been played on this screen (it must be, before the volume is said to be set). */
@@ -59,15 +64,16 @@ export function ScreeningTrial({ spec, env, server, done }: ScreeningProps) {
   const decode = useCallback((bytes: Promise<ArrayBuffer>) => bytes.then((b) => env.audio.decodeAudioData(b)), [env.audio]);
 
   // The round's sound, fetched as soon as the round is shown so Play starts at once.
+  const roundUrl = stage === 'rounds' && attempt ? attempt.rounds[index].audioUrl : null;
+  const sound = fetched && fetched.url === roundUrl ? fetched.buffer : null;
   useEffect(() => {
-    if (stage !== 'rounds' || !attempt) return;
+    if (roundUrl === null) return;
     let live = true;
-    setSound(null);
-    void decode(server.sound(attempt.rounds[index].audioUrl)).then((buffer) => live && setSound(buffer));
+    void decode(server.sound(roundUrl)).then((buffer) => live && setFetched({ url: roundUrl, buffer }));
     return () => {
       live = false;
     };
-  }, [stage, attempt, index, server, decode]);
+  }, [roundUrl, server, decode]);
 
   const play = (buffer: AudioBuffer, loop: boolean, onEnded?: () => void) => {
     stop();

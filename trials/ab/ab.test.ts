@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadStudyDir } from '../../studies/load';
+import { loadStudyDir, validateStudyDir } from '../../studies/load';
 import { setStudyStatus } from '../../studies/build';
 import { startTestServer, type TestServer } from '../../server/testing/server';
 import { call } from '../../server/testing/client';
@@ -166,5 +166,29 @@ describe('the listening record, every kind alike', () => {
     expect(res.status, res.text).toBe(400);
     expect(res.body).toMatchObject({ field: 'listening', message: expect.stringMatching(/plays one clip: send its record in playCount, secondsListened and heardToEnd, without listening/) });
     expect((await vote(token, 0, { choice: 1, listening: undefined })).status).toBe(200);
+  });
+});
+
+describe('an A/B study that its renditions cannot satisfy', () => {
+  it('is refused at validate, naming the line, the field and what there is instead', async () => {
+    const doc = parseDocument(readFileSync(TEMPLATE, 'utf8').replaceAll('../demo/', DEMO));
+    doc.set('items', doc.createNode({
+      mode: 'explicit',
+      list: [
+        { utterance: 'metaset:demo/demo-01.wav', systemA: 'espeak-en-slow', systemB: 'espeak-en-slow' },
+        { utterance: 'metaset:demo/demo-02.wav', systemA: 'espeak-en-fast', systemB: 'tts-nowhere' },
+      ],
+    }));
+    doc.delete('attentionChecks');
+    doc.set('practice', [{ utterance: 'metaset:demo/demo-03.wav', system: 'tts-nowhere' }]);
+    const dir = join(server.dataDir, 'studies', 'ab-refused');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'study.yaml'), doc.toString());
+    const refused = await validateStudyDir(server.app.db, dir, { dataDir: server.dataDir }).then(() => null, (error: Error) => error.message.split('\n'));
+    expect(refused).toEqual([
+      expect.stringMatching(/^ab-refused\/study\.yaml:\d+:\d+ items\.list\[0\]\.systemB: systemA and systemB must differ$/),
+      expect.stringMatching(/^ab-refused\/study\.yaml:\d+:\d+ items\.list\[1\]\.systemB: system tts-nowhere has no renditions in the study's sources \(systems with renditions: espeak-de-accent, espeak-en-fast, espeak-en-slow\)$/),
+      expect.stringMatching(/^ab-refused\/study\.yaml:\d+:\d+ practice\[0\]\.system: system tts-nowhere has no renditions in the study's sources/),
+    ]);
   });
 });

@@ -4,7 +4,8 @@
 // analysis/ (the HTML report) and client/ (the dashboard), the two that draw the same figures.
 // cli/ (argument parsing) is shared by every layer's commands and imports none. A trial kind is a folder
 // trials/<kind>/ (trials/README.md) whose files each belong to one layer by name: contract.ts is contract,
-// plan.ts studies, server.ts server, *.tsx and words.ts the client, report.ts and simulate.ts analysis; each obeys its
+// plan.ts studies, server.ts server, *.tsx named in PascalCase and words.ts the client, report.ts,
+// report-section.tsx and simulate.ts analysis; each obeys its
 // layer's rule, and the layers' registries (contract/trials, studies/trials, server/store/trials,
 // client/listener/trials, analysis/kinds) import the kinds' files of their own layer only.
 // Style is left to the code review, not to a linter.
@@ -16,8 +17,8 @@ const kind = {
   contract: './trials/*/contract.ts',
   studies: './trials/*/plan.ts',
   server: './trials/*/server.ts',
-  client: './trials/*/{*.tsx,words.ts}',
-  analysis: ['./trials/*/report.ts', './trials/*/simulate.ts'],
+  client: './trials/*/{[A-Z]*.tsx,words.ts}',
+  analysis: ['./trials/*/report.ts', './trials/*/report-section.tsx', './trials/*/simulate.ts'],
 };
 const notContract = [kind.studies, kind.server, kind.client, ...kind.analysis];
 

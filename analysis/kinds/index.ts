@@ -1,0 +1,10 @@
+/**
+ * The trial kinds the analysis reads through their own answers file (analysis/kinds/types.ts),
+ * each declared once in its folder (trials/<kind>/report.ts). The core kinds — pair and ab
+ * (votes.csv, §3) and rating (ratings.csv, §4) — are read by the bundle reader itself.
+ * A new kind is one entry here (and its HTML section in sections.tsx).
+ */
+import type { AnalysisKind } from './types';
+
+// `any`: each kind has its own row and section types.
+export const ANALYSIS_KINDS: readonly AnalysisKind<any, any>[] = [];

@@ -5,11 +5,13 @@
  * that is killed with SIGKILL at random moments and restarted. A listener whose vote got no
  * answer retries it with the same vote id, as the real client does. After every kill the
  * database is checked directly: every acknowledged vote is there with the choice made, none
- * twice, PRAGMA integrity_check is ok; after every restart every session resumes.
+ * twice, PRAGMA integrity_check is ok; after every restart every session resumes. Listeners
+ * alternate between a caption-pair study and an A/B study (the demo-ab template on the demo's
+ * renditions), each answering as its kind's seeded simulated respondent does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -21,11 +23,18 @@ import type { VoteBody } from '../contract/listener';
 import { databaseFile, openDatabase } from '../db/open';
 import { hashSessionToken } from './store/sessions';
 import { chosenCaption } from '../trials/pair/server';
+import { abRespondent, chosenSide, type AbAnswer } from '../analysis/simulate-ab';
+import { seededRandom } from '../analysis/random';
+import { loadStudyDir } from '../studies/load';
+import { setStudyStatus } from '../studies/build';
 import { seedStudy } from './testing/seed';
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 22);
 const LISTENERS = Number(process.env.CRASH_LISTENERS ?? 24);
 const STUDY = 'crash';
+const AB_STUDY = 'crash-ab';
+const DEMO = fileURLToPath(new URL('../studies/demo/', import.meta.url));
+const AB_TEMPLATE = fileURLToPath(new URL('../studies/templates/demo-ab.yaml', import.meta.url));
 
 if (process.argv[2] === '--child') {
   const app = await buildApp(
@@ -39,11 +48,12 @@ if (process.argv[2] === '--child') {
   process.exitCode = await run();
 }
 
+/** An acknowledged vote and its answer in screen terms: a caption choice (1/2) or an A/B preference. */
 interface Ack {
   token: string;
   voteId: string;
   position: number;
-  choice: 1 | 2;
+  answer: { choice: 1 | 2 } | { preference: AbAnswer };
 }
 
 async function run(): Promise<number> {
@@ -52,6 +62,18 @@ async function run(): Promise<number> {
   const seedDb = openDatabase(file);
   seedStudy(seedDb, join(dataDir, 'audio'), { study: STUDY, pairs: 40, attention: 4, practice: 0 });
   seedDb.close();
+  // The A/B template as a researcher copies it, its sources pointing at the demo's files.
+  const abDir = join(dataDir, 'studies', AB_STUDY);
+  mkdirSync(abDir, { recursive: true });
+  writeFileSync(join(abDir, 'study.yaml'), readFileSync(AB_TEMPLATE, 'utf8').replaceAll('../demo/', DEMO));
+  const abDb = openDatabase(file);
+  try {
+    const { studyId } = await loadStudyDir(abDb, abDir, { dataDir });
+    setStudyStatus(abDb, studyId, 'open');
+    if (studyId !== AB_STUDY) throw new Error(`the A/B study loaded as ${studyId}`);
+  } finally {
+    abDb.close();
+  }
 
   const acks: Ack[] = [];
   const acksPerToken = new Map<string, number>();
@@ -73,13 +95,17 @@ async function run(): Promise<number> {
     return { status: res.status, body: (await res.json()) as any };
   };
 
-  // One simulated listener after another, each voting through its whole session.
-  const listener = async () => {
-    while (!stopping) {
+  // One simulated listener after another, each voting through its whole session; worker w
+  // alternates between the two studies and answers A/B trials as a blind seeded respondent.
+  const listener = async (_: unknown, w: number) => {
+    const random = seededRandom(1000 + w);
+    for (let session = 0; !stopping; session++) {
+      const study = (w + session) % 2 === 0 ? STUDY : AB_STUDY;
+      const respond = abRespondent(random);
       let token: string | null = null;
       while (!token && !stopping) {
         try {
-          const res = await post('/api/sessions', { study: STUDY });
+          const res = await post('/api/sessions', { study });
           if (res.status === 201) token = res.body.token;
         } catch {
           await sleep(50);
@@ -99,10 +125,18 @@ async function run(): Promise<number> {
               inProgress.delete(token);
               break; // finished: the next listener starts
             }
+            const trial = state.body.trial;
+            const heard = { playCount: 1, secondsListened: 1.5, heardToEnd: true };
+            const answer = trial.kind === 'ab'
+              ? { preference: respond({ tie: trial.tie }) }
+              : { choice: (random() < 0.5 ? 1 : 2) as 1 | 2 };
             pending = {
-              voteId: randomUUID(), position: state.body.trial.position, choice: Math.random() < 0.5 ? 1 : 2,
-              playCount: 1, secondsListened: 1.5, heardToEnd: true, hiddenMs: 0, responseMs: 900,
-              clientTs: new Date().toISOString(),
+              voteId: randomUUID(), position: trial.position, ...answer,
+              ...(trial.kind === 'ab'
+                // Both versions heard to the end: one entry per stimulus, totals theirs.
+                ? { playCount: 2, secondsListened: 3, heardToEnd: true, listening: [0, 1].map(() => ({ plays: 1, secondsHeard: 1.5, heardToEnd: true })) }
+                : heard),
+              hiddenMs: 0, responseMs: 900, clientTs: new Date().toISOString(),
             };
             retried = false;
           }
@@ -111,7 +145,10 @@ async function run(): Promise<number> {
             if (res.body.voteId !== pending.voteId || res.body.position !== pending.position) {
               problems.push(`ack does not match vote ${pending.voteId}`);
             }
-            acks.push({ token, voteId: pending.voteId, position: pending.position, choice: pending.choice! });
+            acks.push({
+              token, voteId: pending.voteId, position: pending.position,
+              answer: pending.preference ? { preference: pending.preference } : { choice: pending.choice! },
+            });
             acksPerToken.set(token, acksPerToken.get(token)! + 1);
             if (retried) replayed++;
             pending = null;
@@ -159,16 +196,21 @@ async function run(): Promise<number> {
     try {
       const integrity = db.pragma('integrity_check', { simple: true });
       if (integrity !== 'ok') problems.push(`integrity_check: ${integrity}`);
-      const byId = db.prepare<[string], { listener_id: string; position: number; first: 'a' | 'b'; chosen: 'a' | 'b' }>(
-        'SELECT listener_id, position, first, chosen FROM votes WHERE id = ?',
+      const byId = db.prepare<[string], { listener_id: string; position: number; answer: string }>(
+        'SELECT listener_id, position, answer FROM votes WHERE id = ?',
       );
+      // The stored answer document ({first, chosen} for both kinds) must be the answer acknowledged.
+      const stored = (ack: Ack, answer: string) => {
+        const { first, chosen } = JSON.parse(answer) as { first: 'a' | 'b'; chosen: string };
+        return 'choice' in ack.answer ? chosen === chosenCaption(first, ack.answer.choice) : chosen === chosenSide(ack.answer.preference, first);
+      };
       const listenerOf = db.prepare<[string], { id: string }>('SELECT id FROM listeners WHERE token_hash = ?');
       let found = 0;
       let lost = 0;
       for (const ack of acks) {
         const row = byId.get(ack.voteId);
         const listenerId = listenerOf.get(hashSessionToken(ack.token))?.id;
-        if (row && row.listener_id === listenerId && row.position === ack.position && row.chosen === chosenCaption(row.first, ack.choice)) found++;
+        if (row && row.listener_id === listenerId && row.position === ack.position && stored(ack, row.answer)) found++;
         else lost++;
       }
       const duplicated = (db.prepare(
@@ -213,8 +255,12 @@ async function run(): Promise<number> {
   rmSync(dataDir, { recursive: true, force: true });
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const abAcks = acks.filter((a) => 'preference' in a.answer).length;
+  if (abAcks === 0 || abAcks === acks.length) problems.push(`both kinds must be voted on: ${abAcks} of ${acks.length} acknowledged votes were A/B`);
+
   console.log(
-    `\ncrash test: ${KILLS} SIGKILLs in ${seconds} s, ${acksPerToken.size} listeners; acknowledged ${totals.acknowledged}, ` +
+    `\ncrash test: ${KILLS} SIGKILLs in ${seconds} s, ${acksPerToken.size} listeners (caption pair and A/B); acknowledged ${totals.acknowledged} ` +
+      `(${abAcks} A/B), ` +
       `found ${totals.found}, lost ${totals.lost}, duplicated ${totals.duplicated}; ` +
       `${replayed} votes retried after a kill were acknowledged, ${refused} refused`,
   );

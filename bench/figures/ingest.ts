@@ -3,11 +3,14 @@
  * token, rate-limit hooks, group commit with synchronous=FULL) and, in the same server process
  * and build, a bare Fastify route answering {ok:true}. Every vote request is a distinct, valid
  * vote: a bench study of 100 items is built through the study loader and the audio manifest, and
- * each measured run gets fresh listeners started through POST /api/sessions.
+ * each measured run gets fresh listeners started through POST /api/sessions. A/B votes (the demo-ab
+ * template on the demo's renditions, each vote with its per-stimulus listening record, answered by
+ * the A/B kind's seeded respondent) go through the same server, against the caption pair's rate.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { sine, wavBytes } from '../../audio-manifest/test/audio';
 import { StartSessionReply, type VoteBody } from '../../contract/listener';
@@ -19,11 +22,17 @@ import { tempDir } from '../lib/corpus';
 import { judge, median, type Figure } from '../lib/figure';
 import { load, rate, type Result } from '../lib/load';
 import type { BenchOptions } from './options';
+import { abRespondent } from '../../analysis/simulate-ab';
 
 const STUDY = 'bench-votes';
+const AB_STUDY = 'bench-ab';
+const DEMO = fileURLToPath(new URL('../../studies/demo/', import.meta.url));
+const AB_TEMPLATE = fileURLToPath(new URL('../../studies/templates/demo-ab.yaml', import.meta.url));
 const SYSTEMS = ['sys-a', 'sys-b', 'sys-c', 'sys-d', 'sys-e'];
 const UTTERANCES = 10;
 const CONNECTIONS = 100;
+/** A demo-ab session: 12 items, 2 attention checks and 1 practice trial. */
+const AB_TRIALS = 15;
 
 /** A MetaSet-format study folder: 10 clips × 5 systems, every system pair on every clip = 100 items. */
 export function writeBenchStudy(dir: string): string {
@@ -68,20 +77,28 @@ export function writeBenchStudy(dir: string): string {
   return studyDir;
 }
 
+/** The A/B template as a researcher copies it (sources pointing at the demo), under the bench's name. */
+export function writeAbBenchStudy(dir: string): string {
+  const studyDir = join(dir, AB_STUDY);
+  mkdirSync(studyDir, { recursive: true });
+  writeFileSync(join(studyDir, 'study.yaml'), readFileSync(AB_TEMPLATE, 'utf8').replaceAll('../demo/', DEMO));
+  return studyDir;
+}
+
 interface Slots {
   tokens: string[];
   perListener: number;
 }
 
 /** Starts `listeners` sessions through the real API (not timed). */
-export async function startListeners(base: string, listeners: number): Promise<Slots> {
+export async function startListeners(base: string, listeners: number, study = STUDY): Promise<Slots> {
   const tokens: string[] = [];
   let perListener = 0;
   const one = async () => {
     const response = await fetch(`${base}/api/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ study: STUDY }),
+      body: JSON.stringify({ study }),
     });
     if (response.status !== 201) throw new Error(`POST /api/sessions: ${response.status} ${await response.text()}`);
     const reply = StartSessionReply.parse(await response.json());
@@ -92,11 +109,22 @@ export async function startListeners(base: string, listeners: number): Promise<S
   return { tokens, perListener };
 }
 
+/** The answer fields of the k-th vote: a caption choice, or an A/B preference with both versions' listening. */
+type Answer = (k: number) => Partial<VoteBody>;
+const captionChoice: Answer = (k) => ({ choice: k % 2 === 0 ? 1 : 2, playCount: 1, secondsListened: 0.6, heardToEnd: true });
+function abPreference(): Answer {
+  const respond = abRespondent(2026);
+  return () => ({
+    preference: respond({ tie: false }), playCount: 2, secondsListened: 5, heardToEnd: true,
+    listening: [0, 1].map(() => ({ plays: 1, secondsHeard: 2.5, heardToEnd: true })),
+  });
+}
+
 /**
  * The k-th request votes for listener k mod L at position ⌊k / L⌋: consecutive requests go to
  * different listeners, and each listener answers its trials in order, as real sessions do.
  */
-export function voteRequests(slots: Slots, path = '/api/session/votes') {
+export function voteRequests(slots: Slots, path = '/api/session/votes', answer: Answer = captionChoice) {
   let k = 0;
   const clientTs = new Date().toISOString();
   return [
@@ -107,10 +135,7 @@ export function voteRequests(slots: Slots, path = '/api/session/votes') {
         const listener = k % slots.tokens.length;
         const position = Math.floor(k / slots.tokens.length);
         k++;
-        const vote: VoteBody = {
-          voteId: randomUUID(), position, choice: k % 2 === 0 ? 1 : 2, playCount: 1, secondsListened: 0.6,
-          heardToEnd: true, hiddenMs: 0, responseMs: 1800, clientTs,
-        };
+        const vote = { voteId: randomUUID(), position, ...answer(k), hiddenMs: 0, responseMs: 1800, clientTs } as VoteBody;
         request.headers = { 'content-type': 'application/json', authorization: `Bearer ${slots.tokens[listener]}` };
         request.body = JSON.stringify(vote);
         return request;
@@ -126,6 +151,8 @@ export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
   try {
     await loadStudyDir(db, writeBenchStudy(join(dir, 'studies')));
     setStudyStatus(db, STUDY, 'open');
+    await loadStudyDir(db, writeAbBenchStudy(join(dir, 'studies')), { dataDir });
+    setStudyStatus(db, AB_STUDY, 'open');
   } finally {
     db.close();
   }
@@ -133,12 +160,13 @@ export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
   const countVotes = () => (reader.prepare('SELECT count(*) AS n FROM votes').get() as { n: number }).n;
   const server = await startBenchServer({ data: dataDir });
   const seconds = 10;
-  const voteRun = async (votes: number) => {
-    const slots = await startListeners(server.real, Math.ceil(votes / 100));
+  const voteRun = async (votes: number, ab = false) => {
+    const slots = ab ? await startListeners(server.real, Math.ceil(votes / AB_TRIALS), AB_STUDY) : await startListeners(server.real, Math.ceil(votes / 100));
     if (slots.perListener * slots.tokens.length < votes) throw new Error('bench study has fewer trials than planned');
     const before = countVotes();
     // A fixed amount, so every vote sent is answered before the run ends and acks can be counted exactly.
-    const result = await load({ url: server.real, connections: CONNECTIONS, amount: votes, requests: voteRequests(slots) });
+    const requests = ab ? voteRequests(slots, undefined, abPreference()) : voteRequests(slots);
+    const result = await load({ url: server.real, connections: CONNECTIONS, amount: votes, requests });
     return { result, stored: countVotes() - before };
   };
 
@@ -150,6 +178,7 @@ export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
     const bare = () => load({ url: server.bare, connections: CONNECTIONS, duration: seconds, requests: voteRequests(bareSlots, '/bare') });
     const bareRuns: Result[] = [];
     const voteRuns: { result: Result; stored: number }[] = [];
+    const abRuns: { result: Result; stored: number }[] = [];
     while (voteRuns.length < options.runs) {
       bareRuns.push(await bare());
       // Sized for the run time at the last rate seen (plus 15%); a run that still ends early is redone.
@@ -160,6 +189,8 @@ export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
       }
       voteRuns.push(v);
       estimate = rate(v.result);
+      // A/B votes, sized from the caption pair's rate (a shorter run is still every vote acknowledged and counted).
+      abRuns.push(await voteRun(Math.ceil(estimate * seconds * 1.15), true));
     }
 
     const status = (r: Result) => Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count]));
@@ -174,7 +205,8 @@ export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
     const voteRates = voteRuns.map((v) => rate(v.result));
     const bareRates = bareRuns.map(rate);
     const p99 = voteRuns.map((v) => v.result.latency.p99);
-    const mismatch = voteRuns.map((v) => Math.abs(v.stored - v.result['2xx']) + v.result.non2xx + v.result.errors);
+    const mismatch = [...voteRuns, ...abRuns].map((v) => Math.abs(v.stored - v.result['2xx']) + v.result.non2xx + v.result.errors);
+    const abRates = abRuns.map((v) => rate(v.result));
     return [
       judge({
         id: 'ingest.rate',
@@ -190,6 +222,13 @@ export async function benchIngest(options: BenchOptions): Promise<Figure[]> {
         baseline: { label: 'bare route p99', unit: 'ms', runs: bareRuns.map((r) => r.latency.p99) },
         budget: { on: 'value', op: '<=', limit: 25 },
         missReason: `latency follows throughput (Little's law: ${CONNECTIONS} connections / ${Math.round(median(voteRates))} req/s = ${(CONNECTIONS * 1000 / median(voteRates)).toFixed(0)} ms mean); every vote of a group-commit batch waits for the whole batch`,
+      }),
+      judge({
+        id: 'ingest.ab',
+        subject: { label: 'A/B vote req/s (two stimuli, listening record)', unit: 'req/s', runs: abRates },
+        baseline: { label: 'caption-pair votes', unit: 'req/s', runs: voteRates },
+        budget: { on: 'ratio', op: '>=', limit: 0.9 },
+        missReason: `an A/B vote costs more than a caption-pair vote on the kind-agnostic path: its body carries a per-stimulus listening record, checked against the trial's stimuli and stored as JSON (A/B p99 ${median(abRuns.map((v) => v.result.latency.p99))} ms)`,
       }),
       judge({
         id: 'ingest.durable',

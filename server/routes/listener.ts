@@ -4,7 +4,8 @@ import {
   AnswersAck, AnswersBody, CommentsAck, CommentsBody, ProblemBody, ScreeningAttempt, ScreeningBody, ScreeningReply, ScreeningStartBody, SessionState,
   StartSessionBody, StartSessionReply, StudyIntro, VoteAck, VoteBody,
 } from '../../contract/listener';
-import { HEADPHONE_CHECKS } from '../../contract/constants';
+import { HEADPHONE_CHECKS, MAX_STIMULI } from '../../contract/constants';
+import { answerFields } from '../../contract/trials';
 import { StudyId } from '../../contract/common';
 import { checkAnswers } from '../../contract/questionnaire';
 import { HttpError, conflict, notFound } from '../errors';
@@ -17,29 +18,53 @@ const unknownStudy = () => notFound('unknown_study', 'no such study');
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 // Days 29-31 are left to zod, which knows the length of each month.
 const CLIENT_TS = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
-const VOTE_KEYS = ['voteId', 'position', 'choice', 'playCount', 'secondsListened', 'heardToEnd', 'hiddenMs', 'responseMs', 'clientTs'];
+const CORE_KEYS = ['voteId', 'position', 'playCount', 'secondsListened', 'heardToEnd', 'hiddenMs', 'responseMs', 'clientTs'];
+const ANSWER_KEYS = Object.keys(answerFields) as (keyof typeof answerFields)[];
+const LISTENING_KEYS = ['plays', 'secondsHeard', 'heardToEnd'];
 const count = (x: unknown, max: number) => Number.isSafeInteger(x) && (x as number) >= 0 && (x as number) <= max;
+const seconds = (x: unknown) => typeof x === 'number' && x >= 0 && x <= 86_400;
+
+/** A kind's answer value that its own field schema takes as it is (a primitive: an enum, literal or integer). */
+const plainAnswer = (key: keyof typeof answerFields, value: unknown) => {
+  if (value === null || typeof value === 'object') return false;
+  const parsed = answerFields[key].safeParse(value);
+  return parsed.success && parsed.data === value;
+};
+const plainListening = (x: unknown) =>
+  Array.isArray(x) && x.length >= 1 && x.length <= MAX_STIMULI &&
+  x.every((l: unknown) => {
+    if (typeof l !== 'object' || l === null || Array.isArray(l) || Object.keys(l).length !== LISTENING_KEYS.length) return false;
+    const e = l as Record<string, unknown>;
+    return LISTENING_KEYS.every((key) => Object.hasOwn(e, key)) && count(e.plays, 10_000) && seconds(e.secondsHeard) && typeof e.heardToEnd === 'boolean';
+  });
 
 /**
- * A vote body as the listener page sends it, checked without zod: every value this accepts,
- * VoteBody accepts as it is (server/test/vote-body.test.ts checks that with fast-check). The
- * UUID pattern leaves out the nil and max UUIDs (their version digit is 0 or f). Anything else
- * goes to VoteBody, which accepts it or says what is wrong.
+ * A vote body as the listener page sends it, checked without zod but for its one answer field
+ * (the kind's own schema of that field, which every kind declares in its contract.ts): every value
+ * this accepts, VoteBody accepts as it is (server/test/vote-body.test.ts checks that with
+ * fast-check, for every kind's answer and with and without a listening record). The UUID pattern
+ * leaves out the nil and max UUIDs (their version digit is 0 or f). Anything else goes to
+ * VoteBody, which accepts it or says what is wrong.
  */
 export function isPlainVote(body: unknown): body is VoteBody {
-  if (typeof body !== 'object' || body === null || Object.keys(body).length !== VOTE_KEYS.length) return false;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const v = body as Record<string, unknown>;
+  const keys = Object.keys(v).length;
+  const listening = Object.hasOwn(v, 'listening');
+  if (keys !== CORE_KEYS.length + 1 + (listening ? 1 : 0)) return false;
+  const answers = ANSWER_KEYS.filter((key) => Object.hasOwn(v, key));
   return (
-    VOTE_KEYS.every((key) => Object.hasOwn(v, key)) &&
+    answers.length === 1 && plainAnswer(answers[0], v[answers[0]]) &&
+    CORE_KEYS.every((key) => Object.hasOwn(v, key)) &&
     typeof v.voteId === 'string' && UUID.test(v.voteId) &&
     count(v.position, Number.MAX_SAFE_INTEGER) &&
-    (v.choice === 1 || v.choice === 2) &&
     count(v.playCount, 10_000) &&
-    typeof v.secondsListened === 'number' && v.secondsListened >= 0 && v.secondsListened <= 86_400 &&
+    seconds(v.secondsListened) &&
     typeof v.heardToEnd === 'boolean' &&
     count(v.hiddenMs, 86_400_000) &&
     count(v.responseMs, 86_400_000) &&
-    typeof v.clientTs === 'string' && CLIENT_TS.test(v.clientTs)
+    typeof v.clientTs === 'string' && CLIENT_TS.test(v.clientTs) &&
+    (!listening || plainListening(v.listening))
   );
 }
 

@@ -48,7 +48,27 @@ const usual = {
 const mostlyUsual = Object.fromEntries(
   Object.entries(fields).map(([key, unusual]) => [key, fc.oneof({ weight: 12, arbitrary: usual[key as keyof typeof usual] as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: unusual as fc.Arbitrary<unknown> })]),
 ) as { [K in keyof typeof fields]: fc.Arbitrary<unknown> };
-const body = fc.record(mostlyUsual).chain((vote) =>
+// The answer of any kind (a caption choice, a rating's score, an A/B preference), usual or not, and
+// sometimes a per-stimulus listening record, usual or not.
+const answer = fc.oneof(
+  fields.choice.map((choice) => ({ choice })),
+  fc.oneof(fc.integer({ min: 0, max: 12 }), edge(1.5, '3', null, -1)).map((score) => ({ score })),
+  fc.oneof(edge('A', 'B', 'tie'), edge('a', 'C', '', 1, null)).map((preference) => ({ preference })),
+);
+const stimulus = fc.record({
+  plays: fc.oneof({ weight: 8, arbitrary: fc.nat(5) }, { weight: 1, arbitrary: edge(-1, 1.5, 10_001, '1') }),
+  secondsHeard: fc.oneof({ weight: 8, arbitrary: fc.double({ min: 0, max: 60, noNaN: true }) }, { weight: 1, arbitrary: edge(-1, NaN, 86_401, '2') }),
+  heardToEnd: fc.oneof({ weight: 8, arbitrary: fc.boolean() }, { weight: 1, arbitrary: edge(0, null) }),
+});
+const listening = fc.oneof(
+  { weight: 6, arbitrary: fc.array(stimulus, { minLength: 1, maxLength: 3 }) },
+  { weight: 1, arbitrary: fc.oneof(fc.constant([]), fc.array(stimulus, { minLength: 13, maxLength: 14 }), stimulus.map((s) => [{ ...s, extra: 1 }]), fc.constant([null]), fc.constant({})) },
+);
+const anyKind = fc.record({ vote: fc.record(mostlyUsual), answer, listening: fc.option(listening, { freq: 2 }) }).map(({ vote, answer, listening }) => {
+  const { choice: _, ...core } = vote;
+  return { ...core, ...answer, ...(listening === null ? {} : { listening }) };
+});
+const body = fc.oneof(fc.record(mostlyUsual), anyKind).chain((vote) =>
   fc.oneof(
     fc.constant<Record<string, unknown>>(vote),
     // A field missing, one of another type, or one more key.
@@ -61,6 +81,7 @@ const body = fc.record(mostlyUsual).chain((vote) =>
 describe('isPlainVote', () => {
   it('accepts only bodies VoteBody accepts unchanged', () => {
     let accepted = 0;
+    const acceptedWith = new Set<string>();
     fc.assert(
       fc.property(body, (candidate) => {
         if (!isPlainVote(candidate)) return;
@@ -68,11 +89,13 @@ describe('isPlainVote', () => {
         const parsed = VoteBody.safeParse(candidate);
         expect(parsed.success).toBe(true);
         expect(parsed.data).toEqual(candidate);
+        for (const key of ['score', 'preference', 'listening']) if (key in candidate) acceptedWith.add(key);
       }),
-      { numRuns: 20_000 },
+      { numRuns: 30_000 },
     );
-    // The property is only worth something if the generator reaches the accepted side often.
+    // The property is only worth something if the generator reaches the accepted side often, for every kind's answer.
     expect(accepted).toBeGreaterThan(100);
+    expect([...acceptedWith].sort()).toEqual(['listening', 'preference', 'score']);
   });
 
   it('accepts the votes the listener page sends', () => {
@@ -81,6 +104,13 @@ describe('isPlainVote', () => {
       expect(isPlainVote(JSON.parse(JSON.stringify(vote)))).toBe(true);
     }
     expect(isPlainVote({ ...voteFor(0), clientTs: '2026-12-01T08:00:00.000+01:00' })).toBe(true);
+    // A rating's score and an A/B preference with both versions' listening, as their pages send them.
+    const { choice: _, ...core } = voteFor(3);
+    expect(isPlainVote({ ...core, score: 4 })).toBe(true);
+    const heard = [{ plays: 1, secondsHeard: 2.5, heardToEnd: true }, { plays: 2, secondsHeard: 3, heardToEnd: false }];
+    expect(isPlainVote({ ...core, preference: 'B', listening: heard })).toBe(true);
+    expect(isPlainVote({ ...core, preference: 'B', choice: 1 })).toBe(false);
+    expect(isPlainVote({ ...core, preference: 'B', listening: [] })).toBe(false);
   });
 
   it('leaves the nil and max UUIDs, extra keys and other shapes to VoteBody', () => {

@@ -15,84 +15,22 @@ import { BundleError } from '../bundle-error';
 import { buildBundle, bundleFileChunks, readBundle, writeBundle, type Bundle, type BundleToWrite } from '../bundle';
 import { withZippedBundle, zipBundleChunks } from '../bundle-zip';
 import { reportCsvFiles } from '../csv-report';
-import type { ExclusionRule } from '../exclusion';
 import { renderReportHtml } from '../html';
 import { analyzeStudy, reportHeader, resolveSettings } from '../study-settings';
-import { ANALYSIS_KINDS } from './index';
 import { KIND_SECTIONS, type KindSectionProps } from './sections';
-import type { AnalysisKind, KindAnswer } from './types';
-
-interface YesNoRow { answer: 'yes' | 'no' }
-interface YesNoSection { systems: { system: string; n: number; yes: number; share_yes: number | null }[] }
-
-const COLUMNS = ['item_id', 'listener_id', 'answer'] as const;
-
-/** "Is this clip natural?": one row per answer; an attention item expects yes or no. */
-const yesno: AnalysisKind<YesNoRow, YesNoSection> = {
-  kind: 'yesno',
-  file: 'yesno.csv',
-  columns: COLUMNS,
-  item(cells, line) {
-    if (cells.system_a === '') return new BundleError('items.csv', line, '3 (system_a)', 'must name the system asked about', 'invalid system_a');
-    if (cells.system_b !== '') return new BundleError('items.csv', line, '4 (system_b)', 'must be empty for a yesno item', 'invalid system_b');
-    const attention = cells.attention === '1';
-    if (attention ? cells.expected !== 'yes' && cells.expected !== 'no' : cells.expected !== '') {
-      return new BundleError('items.csv', line, '6 (expected)', attention ? 'a yesno attention item expects yes or no' : 'must be empty for a non-attention item', 'invalid expected');
-    }
-    return { item_id: cells.item_id, utterance_id: cells.utterance_id, system_a: cells.system_a, system_b: '', attention, expected: attention ? cells.expected : null };
-  },
-  row(cells, _item, line) {
-    if (cells.answer !== 'yes' && cells.answer !== 'no') return new BundleError('yesno.csv', line, '3 (answer)', `must be yes or no, got "${cells.answer}"`, 'invalid answer');
-    return { answer: cells.answer };
-  },
-  part: () => '',
-  correct: (answer, item) => answer.rows[0].answer === item.expected,
-  rules(bundle, answers): ExclusionRule[] {
-    // A listener who says no to every ordinary item (two or more) is not listening.
-    const no = new Map<string, { n: number; no: number }>();
-    for (const a of answers) {
-      if (bundle.items[a.item].attention) continue;
-      const id = bundle.listeners[a.listener];
-      const c = no.get(id) ?? { n: 0, no: 0 };
-      c.n++;
-      if (a.rows[0].answer === 'no') c.no++;
-      no.set(id, c);
-    }
-    return [{
-      reason: 'always_no',
-      evaluate(id) {
-        const c = no.get(id);
-        if (!c || c.n < 2) return { outcome: 'not_run' };
-        return c.no < c.n ? { outcome: 'pass' } : { outcome: 'fail', detail: { answered_no: c.no } };
-      },
-    }];
-  },
-  describeRules: () => [{ reason: 'always_no', description: 'not "no" to every clip' }],
-  section: 'yesno',
-  report(bundle, answers, { retained }) {
-    const bySystem = new Map<string, { n: number; yes: number }>();
-    for (const a of answers) {
-      const item = bundle.items[a.item];
-      if (item.attention || !retained[a.listener]) continue;
-      const c = bySystem.get(item.system_a) ?? { n: 0, yes: 0 };
-      c.n++;
-      if (a.rows[0].answer === 'yes') c.yes++;
-      bySystem.set(item.system_a, c);
-    }
-    return { systems: [...bySystem].map(([system, c]) => ({ system, n: c.n, yes: c.yes, share_yes: c.n ? c.yes / c.n : null })) };
-  },
-  csv: (section) => ({ 'yesno_systems.csv': { header: ['system', 'n', 'yes', 'share_yes'], rows: section.systems.map((s) => [s.system, s.n, s.yes, s.share_yes]) } }),
-};
+import type { KindAnswer } from './types';
+import { registerYesNo, YESNO_COLUMNS as COLUMNS, type YesNoRow, type YesNoSection } from './yesno.test-kind';
 
 function YesNoSectionView({ section }: KindSectionProps<YesNoSection>) {
   return createElement('section', { 'data-section': 'yesno' }, createElement('h2', null, 'Natural or not?'), section.systems.map((s) => `${s.system}: ${s.yes}/${s.n}`).join('; '));
 }
 
+let unregister: () => void;
 beforeAll(() => {
-  (ANALYSIS_KINDS as AnalysisKind<any, any>[]).push(yesno);
+  unregister = registerYesNo();
 });
 afterAll(() => {
-  (ANALYSIS_KINDS as AnalysisKind<any, any>[]).splice(ANALYSIS_KINDS.indexOf(yesno), 1);
+  unregister();
   delete KIND_SECTIONS.yesno;
 });
 

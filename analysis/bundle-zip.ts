@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { strToU8, unzipSync, Zip, ZipDeflate } from 'fflate';
+import { ANALYSIS_KINDS } from './kinds/index';
 
 export class BundleZipError extends Error {
   constructor(readonly file: string, problem: string) {
@@ -52,8 +53,10 @@ export function looksLikeZip(head: Uint8Array): boolean {
   return head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6);
 }
 
-/** The files a bundle may hold (analysis-spec §1); a zip's other files are never unpacked. */
-const BUNDLE_FILES = new Set(['items.csv', 'votes.csv', 'judge_scores.csv', 'listeners.csv', 'ratings.csv', 'study.json']);
+/** The files a bundle may hold (analysis-spec §1, §5): the spec's and each registered kind's answers file; a zip's other files are never unpacked. */
+const bundleFiles = (): Set<string> => new Set([
+  'items.csv', 'votes.csv', 'judge_scores.csv', 'listeners.csv', 'ratings.csv', 'stimuli.csv', 'study.json', ...ANALYSIS_KINDS.map((k) => k.file),
+]);
 
 /**
  * What a bundle zip may unpack to. A zip says each file's size before it is inflated, and fflate
@@ -77,11 +80,12 @@ export async function withZippedBundle<T>(zipFile: string, work: (dir: string) =
   let total = 0;
   let refused: string | null = null;
   const seen: string[] = [];
+  const names = bundleFiles();
   try {
     entries = unzipSync(bytes, {
       filter: (file) => {
         if (!file.name.endsWith('/') && !file.name.startsWith('__MACOSX/')) seen.push(file.name);
-        if (refused !== null || file.name.startsWith('__MACOSX/') || !BUNDLE_FILES.has(posix.basename(file.name))) return false;
+        if (refused !== null || file.name.startsWith('__MACOSX/') || !names.has(posix.basename(file.name))) return false;
         total += file.originalSize;
         if (file.originalSize > limits.fileBytes) refused = `${file.name} would unpack to ${mib(file.originalSize)}, more than the ${mib(limits.fileBytes)} a bundle file may have`;
         else if (total > limits.totalBytes) refused = `its bundle files would unpack to more than ${mib(limits.totalBytes)}`;

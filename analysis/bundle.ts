@@ -5,13 +5,19 @@ import { parse } from 'csv-parse';
 import { z } from 'zod';
 import { cellText, CSV_PARSE_OPTIONS, CsvSplitter, csvLines, NeedsFullParser, restoreText } from './csv';
 import { StudySettings } from './study-settings';
+import { BundleError } from './bundle-error';
+import { ANALYSIS_KINDS, analysisKind } from './kinds/index';
+import type { AnalysisKind, AnswerCells, ItemCells, KindAnswer } from './kinds/types';
+
+export { BundleError };
 
 /**
  * The study export bundle (docs/analysis-spec.md §1): items.csv, then votes.csv, judge_scores.csv,
  * listeners.csv, study.json, ratings.csv and stimuli.csv where present (only items.csv is
  * required; an absent file means no rows of its kind). items.csv's last column `kind` says each
- * item's trial kind (§6); a bundle without it reads as before: `pair`, or `rating` where system_b
- * is empty. stimuli.csv is written when given and not read: no kind analysed here needs it.
+ * item's trial kind (§5); a bundle without it reads as before: `pair`, or `rating` where system_b
+ * is empty. A kind registered in analysis/kinds (ANALYSIS_KINDS) reads its own items.csv rows and
+ * its own answers file (`kind.file`) through its declaration; stimuli.csv is kept as it is read.
  * Reading streams each file through an RFC 4180 parser (csv-parse) and validates every row
  * with zod; votes are kept as typed arrays (one entry per vote), never as row objects, so a
  * million votes stay small. Errors name the file, the line and the column.
@@ -19,7 +25,7 @@ import { StudySettings } from './study-settings';
  * fed with the very fields the writer would put in them (buildBundle).
  */
 
-/** The trial kinds this analysis reads (items.csv `kind`, docs/analysis-spec.md §6). */
+/** The trial kinds this analysis reads itself (items.csv `kind`, docs/analysis-spec.md §5); others are registered (analysis/kinds). */
 export const ITEM_KINDS = ['pair', 'rating', 'ab'] as const;
 export type BundleItemKind = (typeof ITEM_KINDS)[number];
 
@@ -33,22 +39,33 @@ export interface BundleItem {
    * the right answer of an attention item; null for ordinary items. A rating item (system_b
    * empty, analysis-spec §4) expects the required score.
    */
-  expected: 'a' | 'b' | number | null;
+  expected: 'a' | 'b' | number | null | RegisteredExpected;
   /**
    * the item's trial kind, as items.csv's `kind` says; absent when items.csv has no such column
    * (or the cell is empty): the kind is then inferred (itemKind). The writer writes the column
    * when any item carries a kind.
    */
-  kind?: BundleItemKind;
+  kind?: BundleItemKind | RegisteredKind;
 }
 
+/** A registered kind's name (analysis/kinds): any items.csv `kind` its declaration reads. */
+export type RegisteredKind = string & {};
+/** A registered kind's attention answer, in its own terms (a value, a side, a score). */
+export type RegisteredExpected = string & {};
+
 /** The item's kind: its own, or, for a bundle from before the `kind` column, `rating` where system_b is empty, else `pair`. */
-export const itemKind = (item: Pick<BundleItem, 'system_b' | 'kind'>): BundleItemKind => item.kind ?? (item.system_b === '' ? 'rating' : 'pair');
+export const itemKind = (item: Pick<BundleItem, 'system_b' | 'kind'>): BundleItemKind | RegisteredKind => item.kind ?? (item.system_b === '' ? 'rating' : 'pair');
 
 /** A rating item has one system, the rated one, in system_a (analysis-spec §4). */
 export const isRatingItem = (item: Pick<BundleItem, 'system_b' | 'kind'>): boolean => itemKind(item) === 'rating';
 
-/** One row of stimuli.csv: a stimulus of an item, in the slot it fills (analysis-spec §6, MUSHRA). */
+/** A pair or ab item: its answers are votes (votes.csv), analysed by §2–3; not a rating item nor a registered kind's. */
+export const isVoteItem = (item: Pick<BundleItem, 'system_b' | 'kind'>): boolean => {
+  const kind = itemKind(item);
+  return kind === 'pair' || kind === 'ab';
+};
+
+/** One row of stimuli.csv: a stimulus of an item, in the slot it fills (analysis-spec §5.3, MUSHRA). */
 export interface BundleStimulus {
   item_id: string;
   slot: string | number;
@@ -157,6 +174,13 @@ export interface Bundle {
   ratings: RatingColumns | null;
   /** votes.csv's ties (chosen = tie, ab items only); length 0 when there are none */
   ties: TieColumns;
+  /**
+   * The answers of each registered kind (analysis/kinds) by its name, in order of their first row
+   * in its file: present for a kind with items in the bundle or whose file it holds.
+   */
+  kindAnswers: Record<string, KindAnswer<unknown>[]>;
+  /** stimuli.csv's rows; null when the bundle has none */
+  stimuli: BundleStimulus[] | null;
 }
 
 export interface ReadBundleOptions {
@@ -166,19 +190,6 @@ export interface ReadBundleOptions {
   ratingScale?: [number, number];
 }
 
-export class BundleError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly column: string | null,
-    readonly problem: string,
-    /** short, stable reason used to count skipped rows */
-    readonly reason: string,
-  ) {
-    super(`${file} line ${line}${column ? `, column ${column}` : ''}: ${problem}`);
-    this.name = 'BundleError';
-  }
-}
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 const side = z.enum(['a', 'b']);
@@ -235,9 +246,16 @@ const SYSTEM_B_COLUMN = '4 (system_b)';
 function parseItem(fields: Fields, at: ColumnIndex, line: number, ratings: boolean): BundleItem | BundleError {
   const kindText = at.kind === undefined ? '' : fields[at.kind].trim();
   if (kindText === '') return parseItemOfKind(fields, at, line, ratings ? null : 'pair');
+  const registered = analysisKind(kindText);
+  if (registered) {
+    const cells = Object.fromEntries(COLUMNS['items.csv'].map((c) => [c, fields[at[c]].trim()])) as unknown as ItemCells;
+    const item = registered.item(cells, line);
+    return item instanceof BundleError ? item : { ...item, kind: registered.kind };
+  }
   if (!(ITEM_KINDS as readonly string[]).includes(kindText)) {
+    const known = [...ITEM_KINDS, ...ANALYSIS_KINDS.map((k) => k.kind)];
     return new BundleError('items.csv', line, KIND_COLUMN,
-      `must be ${ITEM_KINDS.join(', ')} or empty (the kinds this analysis reads; empty = pair, or rating where system_b is empty), got "${kindText}"`, 'invalid kind');
+      `must be ${known.join(', ')} or empty (the kinds this analysis reads; empty = pair, or rating where system_b is empty), got "${kindText}"`, 'invalid kind');
   }
   const kind = kindText as BundleItemKind;
   const item = parseItemOfKind(fields, at, line, kind === 'rating' ? 'rating' : 'pair', kind);
@@ -316,6 +334,8 @@ const scoreRow = z.object({
 
 // Times as the app writes them (toISOString), or with an explicit offset.
 const isoTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time such as 2026-01-31T12:00:00.000Z' });
+const stimulusRow = z.object({ item_id: nonEmpty, slot: nonEmpty, role: nonEmpty, system: z.string().trim() });
+
 const listenerRow = z.object({
   listener_id: nonEmpty,
   started_at: isoTime,
@@ -368,9 +388,14 @@ const COLUMNS = {
   'ratings.csv': ['item_id', 'listener_id', 'system', 'utterance_id', 'score'],
 } as const;
 type BundleFile = keyof typeof COLUMNS;
-/** stimuli.csv: written when given, not read (docs/analysis-spec.md §6: the MUSHRA analysis will use it). */
+/** stimuli.csv (docs/analysis-spec.md §5.3): each item's stimuli, for the kinds that need them. */
 const STIMULI_COLUMNS = ['item_id', 'slot', 'role', 'system'] as const;
-type WrittenFile = BundleFile | 'stimuli.csv';
+/** A registered kind's answers file (`kind.file`). */
+type KindFile = `${string}.csv`;
+type WrittenFile = BundleFile | 'stimuli.csv' | KindFile;
+
+/** A column's name as refusals give it: its place among the file's required columns and its name. */
+const columnName = (columns: readonly string[], column: string): string => `${columns.indexOf(column) + 1} (${column})`;
 
 /** The further votes.csv (and ratings.csv) columns the exclusion rules read, when present (spec §2). */
 const VOTE_FACTS = ['response_ms', 'heard_to_end', 'seconds_listened', 'hidden_ms'] as const;
@@ -461,6 +486,9 @@ export class BundleBuilder {
   private study: StudySettings | null = null;
   private readonly skipped: SkippedRows = { count: 0, by_reason: {} };
   private ratings: RatingColumns | null = null;
+  private readonly kindAnswers = new Map<string, { answers: KindAnswer<unknown>[]; byKey: Map<number, { answer: KindAnswer<unknown>; parts: Set<string> }> }>();
+  private stimuli: BundleStimulus[] | null = null;
+  private readonly stimulusSlots = new Map<string, Set<string>>();
 
   constructor(
     private readonly skipInvalid = false,
@@ -481,7 +509,7 @@ export class BundleBuilder {
       return this.reject(new BundleError('items.csv', line, 'item_id', `duplicate item_id "${item.item_id}"`, 'duplicate item_id'));
     }
     const scale = this.ratingScale;
-    if (scale && typeof item.expected === 'number' && (item.expected < scale[0] || item.expected > scale[1])) {
+    if (scale && isRatingItem(item) && typeof item.expected === 'number' && (item.expected < scale[0] || item.expected > scale[1])) {
       return this.reject(new BundleError('items.csv', line, `${COLUMNS['items.csv'].indexOf('expected') + 1} (expected)`,
         `the required score ${item.expected} is outside the study's scale ${scale[0]}–${scale[1]}`, 'expected score outside the scale'));
     }
@@ -489,7 +517,67 @@ export class BundleBuilder {
     this.items.push(item);
     // A rating item that says its kind is a rating study's even before ratings.csv exists: no file = no ratings yet.
     if (item.kind === 'rating') this.expectRatings();
+    // Likewise a registered kind's items: no answers file = no answers yet.
+    const registered = analysisKind(item.kind);
+    if (registered) this.expectKind(registered);
     return true;
+  }
+
+  /** The bundle has answers of this kind (its file exists, or it has items of the kind). */
+  expectKind(kind: AnalysisKind<unknown, unknown>): void {
+    if (!this.kindAnswers.has(kind.kind)) this.kindAnswers.set(kind.kind, { answers: [], byKey: new Map() });
+  }
+
+  /**
+   * A row of a registered kind's answers file (`cells`: its columns, trimmed): its item must be
+   * one of the kind's; the kind reads the row; rows of one listener on one item make one answer,
+   * and two of them with the same part are a duplicate.
+   */
+  addKindRow(kind: AnalysisKind<unknown, unknown>, cells: AnswerCells, line = 0): boolean {
+    const refuse = (column: string, problem: string, reason: string) => this.reject(new BundleError(kind.file, line, columnName(kind.columns, column), problem, reason));
+    const item = this.itemIndex.get(cells.item_id);
+    if (item === undefined) return refuse('item_id', `unknown item_id "${cells.item_id}" (not in items.csv)`, 'unknown item_id');
+    const known = this.items[item];
+    if (known.kind !== kind.kind) {
+      return refuse('item_id', `item "${cells.item_id}" is a ${itemKind(known)} item (items.csv): only ${kind.kind} items' answers belong in ${kind.file}`, `answer on a non-${kind.kind} item`);
+    }
+    if (!cells.listener_id) return refuse('listener_id', 'must not be empty', 'invalid listener_id');
+    const row = kind.row(cells, known, line);
+    if (row instanceof BundleError) return this.reject(row);
+    const listener = this.listenerOf(cells.listener_id);
+    this.expectKind(kind);
+    const answers = this.kindAnswers.get(kind.kind)!;
+    const key = listener * this.items.length + item;
+    let answer = answers.byKey.get(key);
+    if (!answer) {
+      answer = { answer: { item, listener, rows: [], line }, parts: new Set() };
+      answers.byKey.set(key, answer);
+      answers.answers.push(answer.answer);
+    }
+    const part = kind.part(row);
+    if (answer.parts.has(part)) {
+      return refuse('listener_id', `duplicate answer: listener "${cells.listener_id}" already answered${part === '' ? '' : ` "${part}"`} on item "${cells.item_id}" (line ${answer.answer.line})`, `duplicate (item, listener${part === '' ? '' : ', part'}) answer`);
+    }
+    answer.parts.add(part);
+    answer.answer.rows.push(row);
+    return true;
+  }
+
+  /** A row of stimuli.csv: a stimulus of a known item, each slot of an item once. */
+  addStimulus(stimulus: BundleStimulus, line = 0): boolean {
+    const refuse = (column: string, problem: string, reason: string) => this.reject(new BundleError('stimuli.csv', line, columnName(STIMULI_COLUMNS, column), problem, reason));
+    if (!this.itemIndex.has(stimulus.item_id)) return refuse('item_id', `unknown item_id "${stimulus.item_id}" (not in items.csv)`, 'unknown item_id');
+    const slots = this.stimulusSlots.get(stimulus.item_id) ?? new Set<string>();
+    this.stimulusSlots.set(stimulus.item_id, slots);
+    if (slots.has(String(stimulus.slot))) return refuse('slot', `duplicate slot "${stimulus.slot}" of item "${stimulus.item_id}"`, 'duplicate (item, slot) stimulus');
+    slots.add(String(stimulus.slot));
+    (this.stimuli ??= []).push(stimulus);
+    return true;
+  }
+
+  /** stimuli.csv exists, even if it lists nothing. */
+  hasStimuli(): void {
+    this.stimuli ??= [];
   }
 
   /** The listener's index, in order of their first vote or rating. */
@@ -510,6 +598,10 @@ export class BundleBuilder {
     }
     if (isRatingItem(this.items[item])) {
       return this.reject(new BundleError('votes.csv', line, 'item_id', `item "${vote.item_id}" is a rating item (system_b empty in items.csv): its answers belong in ratings.csv`, 'vote on a rating item'));
+    }
+    const registered = analysisKind(this.items[item].kind);
+    if (registered) {
+      return this.reject(new BundleError('votes.csv', line, 'item_id', `item "${vote.item_id}" is a ${registered.kind} item (items.csv): its answers belong in ${registered.file}`, `vote on a ${registered.kind} item`));
     }
     const tie = vote.chosen === 'tie';
     if (tie && itemKind(this.items[item]) !== 'ab') {
@@ -591,6 +683,8 @@ export class BundleBuilder {
     if (item === undefined) return refuse('item_id', `unknown item_id "${rating.item_id}" (not in items.csv)`, 'unknown item_id');
     const known = this.items[item];
     if (!isRatingItem(known)) {
+      const registered = analysisKind(known.kind);
+      if (registered) return refuse('item_id', `item "${rating.item_id}" is a ${registered.kind} item (items.csv): its answers belong in ${registered.file}`, `rating on a ${registered.kind} item`);
       return refuse('item_id', `item "${rating.item_id}" is a pair item (system_b "${known.system_b}" in items.csv): its answers belong in votes.csv`, 'rating on a pair item');
     }
     if (rating.system !== known.system_a) {
@@ -634,6 +728,7 @@ export class BundleBuilder {
     return {
       items: this.items, listeners: this.listeners, votes, judgeScores: this.judgeScores, skipped: this.skipped,
       listenerTable: this.listenerTable, study: this.study, ratings, ties,
+      kindAnswers: Object.fromEntries([...this.kindAnswers].map(([kind, a]) => [kind, a.answers])), stimuli: this.stimuli,
     };
   }
 }
@@ -706,10 +801,22 @@ function rowObject(fields: Fields, at: ColumnIndex): Record<string, string> {
 }
 
 /** The row checks shared by the CSV reader and the in-memory path: one handler per file. */
-function rowHandlers(builder: BundleBuilder): Record<BundleFile, RowHandler> {
+function rowHandlers(builder: BundleBuilder): Record<BundleFile | 'stimuli.csv', RowHandler> & Partial<Record<KindFile, RowHandler>> {
   let factColumns: VoteFact[] | null = null;
   let ratingFactColumns: VoteFact[] | null = null;
+  // Each registered kind's file: its own columns, trimmed, read by its declaration.
+  const kindFiles = Object.fromEntries(ANALYSIS_KINDS.map((kind): [KindFile, RowHandler] => [kind.file, (fields, at, line) => {
+    const cells: Record<string, string> = {};
+    for (const column of kind.columns) cells[column] = fields[at[column]].trim();
+    builder.addKindRow(kind, cells, line);
+  }]));
   return {
+    ...kindFiles,
+    'stimuli.csv': (fields, at, line) => {
+      const r = stimulusRow.safeParse(rowObject(fields, at));
+      if (!r.success) return builder.reject(zodError('stimuli.csv', line, r.error, STIMULI_COLUMNS));
+      builder.addStimulus(r.data, line);
+    },
     'items.csv': (fields, at, line) => {
       const item = parseItem(fields, at, line, builder.hasRatings);
       if (item instanceof BundleError) return builder.reject(item);
@@ -790,16 +897,18 @@ export function buildBundle(records: BundleToWrite, options: ReadBundleOptions =
   if (records.ratings) builder.expectRatings();
   const handle = rowHandlers(builder);
   for (const [file, table] of Object.entries(bundleTables(records)) as [WrittenFile, Table][]) {
-    if (file === 'stimuli.csv') continue;
     if (file === 'listeners.csv') builder.hasListeners();
+    if (file === 'stimuli.csv') builder.hasStimuli();
+    const onRow = handle[file];
+    if (!onRow) throw new BundleError(file, 0, null, `no registered kind has this answers file (kinds: ${ANALYSIS_KINDS.map((k) => `${k.kind} → ${k.file}`).join(', ') || 'none'})`, 'unknown file');
     const at = Object.fromEntries(table.header.map((c, i) => [c, i]));
     let line = 1;
-    for (const cells of table.rows) handle[file](cells.map(cellText), at, ++line);
+    for (const cells of table.rows) onRow(cells.map(cellText), at, ++line);
   }
   return builder.build();
 }
 
-function zodError(file: BundleFile, line: number, error: z.ZodError, columns: readonly string[]): BundleError {
+function zodError(file: BundleFile | 'stimuli.csv', line: number, error: z.ZodError, columns: readonly string[]): BundleError {
   const issue = error.issues[0];
   const field = String(issue.path[0] ?? '');
   const col = columns.indexOf(field);
@@ -827,8 +936,13 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
   if (study) builder.setStudy(study);
   if (existsSync(join(dir, 'ratings.csv'))) builder.expectRatings();
   const handle = rowHandlers(builder);
-  const read = (file: BundleFile, optional?: readonly string[] | 'all') => readCsv(dir, file, builder, handle[file], optional, fast);
+  const read = (file: BundleFile | 'stimuli.csv', optional?: readonly string[] | 'all') =>
+    readCsv(dir, file, file === 'stimuli.csv' ? STIMULI_COLUMNS : COLUMNS[file], builder, handle[file], optional, fast);
   await read('items.csv', ['kind']);
+  if (existsSync(join(dir, 'stimuli.csv'))) {
+    builder.hasStimuli();
+    await read('stimuli.csv');
+  }
   // Only items.csv is required (docs/analysis-spec.md §1): without votes.csv there are no pair
   // votes, without judge_scores.csv no judges, and the report leaves their sections out.
   if (existsSync(join(dir, 'votes.csv'))) await read('votes.csv', VOTE_FACTS);
@@ -839,6 +953,12 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
   }
   // ratings.csv carries the same further facts as votes.csv (response time, listening, hidden time).
   if (existsSync(join(dir, 'ratings.csv'))) await read('ratings.csv', VOTE_FACTS);
+  // Each registered kind's answers file, with its own columns (the app's further ones are not read).
+  for (const kind of ANALYSIS_KINDS) {
+    if (!existsSync(join(dir, kind.file))) continue;
+    builder.expectKind(kind);
+    await readCsv(dir, kind.file, kind.columns, builder, handle[kind.file]!, [], fast);
+  }
   return builder.build();
 }
 
@@ -849,7 +969,8 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
  */
 async function readCsv(
   dir: string,
-  file: BundleFile,
+  file: string,
+  required: readonly string[],
   builder: BundleBuilder,
   onRow: RowHandler,
   optional: readonly string[] | 'all' = [],
@@ -857,7 +978,6 @@ async function readCsv(
 ): Promise<void> {
   const path = join(dir, file);
   if (!existsSync(path)) throw new BundleError(file, 0, null, `missing file (expected ${path})`, 'missing file');
-  const required = COLUMNS[file];
   // Records are numbered as they arrive; csv-parse's per-record line info would double the parse
   // time, so the exact line (which differs only when a quoted field spans lines) is looked up
   // in a second pass, on the refusal path only.
@@ -968,6 +1088,21 @@ export interface BundleToWrite {
   ratings?: Iterable<RatingToWrite>;
   /** each item's stimuli (slot, role, system); stimuli.csv is written only when given */
   stimuli?: Iterable<BundleStimulus>;
+  /** the answers of registered kinds (analysis/kinds), one entry per answers file, written after the spec's files */
+  answerFiles?: readonly KindRowsToWrite[];
+}
+
+/** A registered kind's answers file as the app exports it: the kind's columns, then extraVoteColumns. */
+export interface KindRowsToWrite {
+  file: KindFile;
+  columns: readonly string[];
+  rows: Iterable<KindRowToWrite>;
+}
+
+/** One row of a kind's answers file: a cell per column of the kind's, and the app's further columns. */
+export interface KindRowToWrite {
+  cells: Readonly<Record<string, string | number | null>>;
+  extra?: BundleVote['extra'];
 }
 
 interface Table {
@@ -976,7 +1111,7 @@ interface Table {
 }
 
 /** The CSV files of a bundle as header and rows of values (analysis-spec §1), in the order the spec lists them. */
-function bundleTables(bundle: BundleToWrite): Partial<Record<WrittenFile, Table>> & Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', Table> {
+function bundleTables(bundle: BundleToWrite): Record<string, Table> & Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', Table> {
   const extra = bundle.extraVoteColumns ?? [];
   const more = bundle.extraListenerColumns ?? [];
   // items.csv has its `kind` column when the items say their kind (an item without one gets the
@@ -1006,6 +1141,9 @@ function bundleTables(bundle: BundleToWrite): Partial<Record<WrittenFile, Table>
         r.item_id, r.listener_id, r.system, r.utterance_id, r.score, ...extra.map((c) => r.extra?.[c] ?? ''),
       ]) },
     }),
+    ...Object.fromEntries((bundle.answerFiles ?? []).map((f) => [f.file, { header: [...f.columns, ...extra], rows: map(f.rows, (r) => [
+      ...f.columns.map((c) => r.cells[c] ?? ''), ...extra.map((c) => r.extra?.[c] ?? ''),
+    ]) }])),
   };
 }
 
@@ -1020,6 +1158,7 @@ export async function writeBundle(dir: string, bundle: BundleToWrite): Promise<v
   if (bundle.study) await writeFile(join(dir, 'study.json'), studyText(bundle.study));
 }
 
+/** The bundle's texts by file name; a registered kind's answers file is there too, under its own name (`kind.file`). */
 export type BundleTexts = Record<'items.csv' | 'votes.csv' | 'judge_scores.csv', string> & Partial<Record<'listeners.csv' | 'ratings.csv' | 'stimuli.csv' | 'study.json', string>>;
 
 /**

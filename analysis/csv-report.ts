@@ -1,11 +1,12 @@
 import { csvLines } from './csv';
+import { ANALYSIS_KINDS } from './kinds/index';
 import type { Report } from './report';
 
 /**
  * The report as one CSV per section (analysis-spec §3: "one file per section"), for
  * spreadsheets and R/pandas. Numbers are written in full; only the HTML rounds.
  */
-function csv(header: string[], rows: unknown[][]): string {
+function csv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
   return [...csvLines(header, rows.map((r) => r.map((v) => (Array.isArray(v) ? v.join(' ') : v))))].join('');
 }
 
@@ -77,6 +78,15 @@ export function reportCsvFiles(report: Report): Record<string, string> {
         r.spread.map((d) => [d.system, d.n, ...d.counts, d.median, d.iqr?.[0], d.iqr?.[1]]));
     }
     files['listener_correlation.csv'] = csv(['listener_id', 'pearson_r', 'n'], r.listener_correlation.map((c) => [c.listener_id, c.pearson_r, c.n]));
+  }
+  // A registered kind's section as its own files (analysis/kinds); a name another section has is the kind's mistake.
+  for (const kind of ANALYSIS_KINDS) {
+    const section = (report as unknown as Record<string, unknown>)[kind.section];
+    if (section === undefined) continue;
+    for (const [name, table] of Object.entries(kind.csv(section))) {
+      if (name in files) throw new Error(`kind ${kind.kind}: its CSV file ${name} is a name the report already has; name it after the kind (e.g. ${kind.kind}_${name})`);
+      files[name] = csv(table.header, table.rows);
+    }
   }
   return files;
 }

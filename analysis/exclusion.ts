@@ -2,12 +2,15 @@
  * Listener exclusion rules (analysis-spec §2), each fed with per-listener facts read from the
  * bundle: attention answers from items.csv, votes.csv and ratings.csv, response times, listening
  * and hidden time from votes.csv's further columns, the screening from listeners.csv, each rating
- * listener's correlation with the panel from ratings.csv.
+ * listener's correlation with the panel from ratings.csv; a registered kind's (analysis/kinds)
+ * attention answers through its `correct`, and its own rules after the study's.
  * A rule whose fact is missing for a listener answers "not_run" — never a pass or a failure —
  * and the report counts those separately, so a check that could not run stays visible.
  */
 import { median } from 'simple-statistics';
 import type { Bundle } from './bundle';
+import { analysisKind } from './kinds/index';
+import type { AnalysisKind, KindAnswer } from './kinds/types';
 import { countRatingAttention, ratingListenerCorrelations } from './ratings';
 import type { ListenerCorrelation } from './stats/listener-correlation';
 import type { ExclusionRuleSettings, ListeningRequirement } from './study-settings';
@@ -54,7 +57,23 @@ export function attentionCounts(bundle: Bundle): { answered: Int32Array; correct
   const { ties } = bundle;
   for (let t = 0; t < ties.length; t++) if (items[ties.item[t]].attention) answered[ties.listener[t]]++;
   countRatingAttention(bundle, answered, correct);
+  for (const [kind, answers] of bundleKinds(bundle)) {
+    for (const answer of answers) {
+      const item = items[answer.item];
+      if (!item.attention) continue;
+      answered[answer.listener]++;
+      if (kind.correct(answer, item)) correct[answer.listener]++;
+    }
+  }
   return { answered, correct };
+}
+
+/** The registered kinds the bundle has answers of (or items of), each with its answers, in the registry's order. */
+export function bundleKinds(bundle: Bundle): [AnalysisKind<any, any>, readonly KindAnswer<unknown>[]][] {
+  return Object.entries(bundle.kindAnswers).flatMap(([name, answers]) => {
+    const kind = analysisKind(name);
+    return kind ? [[kind, answers]] : [];
+  });
 }
 
 /** Excludes listeners whose share of right attention answers is below `min`; no answers = not run. */
@@ -188,11 +207,16 @@ export function exclusionRules(
   if (settings.hidden) rules.push(maxHiddenTime(settings.hidden.maxHiddenMs, facts));
   if (settings.screening) rules.push(requireScreening(facts));
   if (settings.correlation) rules.push(minListenerCorrelation(settings.correlation.minListenerCorrelation, ratingListenerCorrelations(bundle, settings.correlation.minListenerCorrelation)));
+  // A registered kind's own rules (e.g. MUSHRA's post-screening) come after the study's.
+  for (const [kind, answers] of bundleKinds(bundle)) rules.push(...(kind.rules?.(bundle, answers, bundle.study) ?? []));
   return rules;
 }
 
-/** Each rule in force as a reason and a sentence, attention first (for dashboards and reports). */
-export function describeRules(minAttention: number, settings: ExclusionRuleSettings): { reason: string; description: string }[] {
+/**
+ * Each rule in force as a reason and a sentence, attention first (for dashboards and reports);
+ * given the bundle, its registered kinds' own rules last, as exclusionRules applies them.
+ */
+export function describeRules(minAttention: number, settings: ExclusionRuleSettings, bundle?: Bundle): { reason: string; description: string }[] {
   const out = [{ reason: 'attention', description: `attention checks ≥ ${Math.round(minAttention * 100)}% right` }];
   if (settings.fast) out.push({ reason: 'fast', description: `median response ≥ ${settings.fast.minMedianResponseMs} ms` });
   if (settings.listening) {
@@ -204,5 +228,6 @@ export function describeRules(minAttention: number, settings: ExclusionRuleSetti
   if (settings.correlation) {
     out.push({ reason: 'listener_correlation', description: `ratings correlate with the panel's mean at r ≥ ${settings.correlation.minListenerCorrelation}` });
   }
+  if (bundle) for (const [kind] of bundleKinds(bundle)) out.push(...(kind.describeRules?.(bundle.study) ?? []));
   return out;
 }

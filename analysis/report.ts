@@ -1,7 +1,7 @@
 import { errorFunction, probit, quantileSorted } from 'simple-statistics';
 import type { BucketPoint } from '../figures/BucketChart';
-import { isRatingItem, itemKind, type Bundle } from './bundle';
-import { attentionCounts, listenerFacts, minAttentionScore, type ExclusionRule, type ListenerFacts } from './exclusion';
+import { isVoteItem, itemKind, type Bundle } from './bundle';
+import { attentionCounts, bundleKinds, listenerFacts, minAttentionScore, type ExclusionRule, type ListenerFacts } from './exclusion';
 import { seededRandom } from './random';
 import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from './ratings';
 import { binomialTest } from './stats/binomial-test';
@@ -250,7 +250,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   };
   for (let i = 0; i < nItems; i++) {
     const item = items[i];
-    if (isRatingItem(item)) continue; // rated in ratings.csv, analysed in ratings.ts
+    if (!isVoteItem(item)) continue; // rated in ratings.csv, analysed in ratings.ts; a registered kind's, by its own report
     if (item.attention) {
       attention[i] = 1;
       continue;
@@ -432,7 +432,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
     report.ratings = ratingsReport(bundle, retained, options.bootstrap ?? null, judged);
   }
   // A rating-only study has no pair items: no pair table, not an empty one.
-  const hasPairs = !bundle.ratings || items.some((item) => !isRatingItem(item) && !item.attention);
+  const hasPairs = (!bundle.ratings && Object.keys(bundle.kindAnswers).length === 0) || items.some((item) => isVoteItem(item) && !item.attention);
   if (hasPairs) report.items = pairItemRows(bundle, attention, nA, nTotal, majority, splitThreshold, itemTies);
   report.listener_quality = listenerQuality(bundle, {
     retained, excluded, answered, correct, pairs: hasPairs ? { attention, nA, nTotal } : null, facts: options.facts ?? listenerFacts(bundle),
@@ -446,6 +446,10 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
       K, lambda, theta, systems, nItems, nListeners, retained, sysA, sysB, prefs,
       usedItem: usedItem.subarray(0, nUsed), usedListener: usedListener.subarray(0, nUsed), usedChosenA: usedChosenA.subarray(0, nUsed),
     });
+  }
+  // Each registered kind's section (analysis/kinds), from its own answers and the listeners every rule retained.
+  for (const [kind, answers] of bundleKinds(bundle)) {
+    (report as unknown as Record<string, unknown>)[kind.section] = kind.report(bundle, answers, { retained, study: bundle.study, bootstrap: options.bootstrap ?? null });
   }
   return report;
 }
@@ -503,7 +507,7 @@ function pairItemRows(
 ): PairItemRow[] {
   const rows: PairItemRow[] = [];
   bundle.items.forEach((item, i) => {
-    if (attention[i] || isRatingItem(item)) return;
+    if (attention[i] || !isVoteItem(item)) return;
     const a = nA[i];
     const b = nTotal[i] - a;
     rows.push({

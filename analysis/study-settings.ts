@@ -54,6 +54,8 @@ export const StudySettings = z.object({
   ratingScale: RatingScale.optional(),
   /** the study's title, for the report's header */
   title: z.string().optional(),
+  /** the study's `trial:` settings as its definition gives them (kind first), for a kind's analysis */
+  trial: z.looseObject({ kind: z.string().min(1) }).optional(),
 });
 export type StudySettings = z.infer<typeof StudySettings>;
 
@@ -108,6 +110,6 @@ export function reportHeader(bundle: Bundle, settings: AnalysisSettings): Report
     study: bundle.study?.study ?? null,
     title: bundle.study?.title ?? null,
     exportedAt: bundle.study?.exportedAt ?? null,
-    rules: describeRules(settings.minAttention, settings.rules),
+    rules: describeRules(settings.minAttention, settings.rules, bundle),
   };
 }

@@ -1,5 +1,6 @@
 import {
-  buildBundle, bundleFileChunks, bundleTexts, writeBundle, type Bundle, type BundleTexts, type BundleToWrite, type BundleVote, type RatingToWrite,
+  buildBundle, bundleFileChunks, bundleTexts, writeBundle, type Bundle, type BundleStimulus, type BundleTexts, type BundleToWrite, type BundleVote,
+  type KindRowsToWrite, type RatingToWrite,
 } from '../analysis/bundle';
 import type { StudySettings } from '../analysis/study-settings';
 import { answerCell } from '../contract/questionnaire';
@@ -8,7 +9,7 @@ import type { ExportRows, ExportVote } from './store/export';
 
 /** Rows with their votes in memory or read as they go (a snapshot). */
 type Rows = ExportRows<Iterable<ExportVote>>;
-import { trialKinds } from './store/trials';
+import { isKindAnswerFile, trialKinds, type KindAnswerFile } from './store/trials';
 
 // What a vote records beyond the spec's columns (votes.csv's four, ratings.csv's five), written after them.
 const EXTRA_VOTE_COLUMNS = [
@@ -52,6 +53,8 @@ function studySettings(rows: Rows, exportedAt: string): StudySettings {
       : 'as the study lists its items (systemA = a)',
     ...(definition.trial.kind === 'rating' && { ratingScale: [1, definition.trial.scale.points] as [number, number] }),
     title: definition.title,
+    // A kind with a file of its own reads its settings (study.trial); the core kinds' study.json stays as it was.
+    ...(isKindAnswerFile(trialKinds[definition.trial.kind].answers) && { trial: definition.trial }),
   };
 }
 
@@ -64,16 +67,58 @@ function answersIn<T extends BundleVote | RatingToWrite>(rows: Rows, file: 'vote
         const { item_id, listener_id, answer, ...extra } = vote;
         const item = items.get(item_id)!;
         const to = trialKinds[item.trial_kind].answers;
-        if (to.file === file) yield to.row(vote, item, extra) as T;
+        if (!isKindAnswerFile(to) && to.file === file) yield to.row(vote, item, extra) as T;
       }
     },
   };
+}
+
+/**
+ * Each kind's own answers file (analysis-spec §5) the study has: that of the study's kind (its
+ * header even before the first answer) and of any kind its items are; every answer's rows, each
+ * with the vote's further columns, read again on each pass.
+ */
+function answerFiles(rows: Rows): KindRowsToWrite[] {
+  const kinds = new Map<string, KindAnswerFile>();
+  for (const kind of [rows.definition.trial.kind, ...new Set(rows.items.map((i) => i.trial_kind))]) {
+    const to = trialKinds[kind].answers;
+    if (isKindAnswerFile(to)) kinds.set(to.file, to);
+  }
+  const items = new Map(rows.items.map((i) => [i.item_id, i]));
+  return [...kinds.values()].map((to) => ({
+    file: to.file,
+    columns: to.columns,
+    rows: {
+      *[Symbol.iterator]() {
+        for (const vote of rows.votes) {
+          const item = items.get(vote.item_id)!;
+          if (trialKinds[item.trial_kind].answers !== to) continue;
+          const { item_id: _item, listener_id: _listener, answer: _answer, ...extra } = vote;
+          for (const cells of to.rows(vote, item)) yield { cells, extra };
+        }
+      },
+    },
+  }));
+}
+
+/**
+ * stimuli.csv (analysis-spec §5.3): the stimuli of every item with more than two, and of every
+ * item when the study's kind asks for them; null when there are none to write.
+ */
+function stimuliOf(rows: Rows): BundleStimulus[] | null {
+  const to = trialKinds[rows.definition.trial.kind].answers;
+  const all = isKindAnswerFile(to) && to.stimuli === true;
+  const stimuli = rows.items.filter((i) => all || i.stimuli.length > 2)
+    .flatMap((i) => i.stimuli.map((s) => ({ item_id: i.item_id, slot: s.slot, role: s.role, system: s.system ?? '' })));
+  return all || stimuli.length > 0 ? stimuli : null;
 }
 
 /** A study's export rows in the analysis module's bundle shape (the one CSV writer), as `view` may see them. */
 function toBundle(rows: Rows, view: ExportView = RESEARCHER, exportedAt = new Date().toISOString()): BundleToWrite {
   const links = rows.definition.linkParameters;
   const questions = rows.definition.questions;
+  const files = answerFiles(rows);
+  const stimuli = stimuliOf(rows);
   const comments = rows.definition.comments ? ['comments'] : [];
   const identifying = (external: Record<string, string>) => {
     if (view.role === 'researcher') return Object.fromEntries(links.map((p) => [p, external[p] ?? '']));
@@ -85,6 +130,8 @@ function toBundle(rows: Rows, view: ExportView = RESEARCHER, exportedAt = new Da
     // Each answer goes to its kind's file; a rating study's bundle has ratings.csv even before its first rating.
     votes: answersIn<BundleVote>(rows, 'votes.csv'),
     ...(trialKinds[rows.definition.trial.kind].answers.file === 'ratings.csv' && { ratings: answersIn<RatingToWrite>(rows, 'ratings.csv') }),
+    ...(files.length > 0 && { answerFiles: files }),
+    ...(stimuli && { stimuli }),
     judgeScores: rows.judgeScores,
     // A study with a comment box on its trials adds `comment` after every other column.
     extraVoteColumns: [...EXTRA_VOTE_COLUMNS, ...(rows.definition.trialComments ? ['comment'] : [])],

@@ -8,3 +8,8 @@ import type { AnalysisKind } from './types';
 
 // `any`: each kind has its own row and section types.
 export const ANALYSIS_KINDS: readonly AnalysisKind<any, any>[] = [];
+
+/** The registered kind of that items.csv `kind`, or undefined (read when asked: a test may register one of its own). */
+export function analysisKind(kind: string | undefined): AnalysisKind<any, any> | undefined {
+  return kind === undefined ? undefined : ANALYSIS_KINDS.find((k) => k.kind === kind);
+}

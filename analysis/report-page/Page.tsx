@@ -1,3 +1,4 @@
+import { hasKindSections, KindSections } from '../kinds/sections';
 import type { Report } from '../report';
 import type { ReportHeader as Header } from '../study-settings';
 import { ReportHeader } from './Header';
@@ -31,7 +32,7 @@ export function ReportPage({ report, header }: { report: Report; header?: Header
   const bt = report.bradley_terry;
   const ensemble = report.judges[0];
   // A rating study without pair votes has no pair sections.
-  const pairs = report.reliability.votes > 0 || !report.ratings;
+  const pairs = report.reliability.votes > 0 || (!report.ratings && !hasKindSections(report));
   // A two-system study with no votes at all (no votes.csv, or only its header): nothing to compute from votes.
   const unvoted = pairs && report.reliability.votes === 0 && !report.reliability.ties?.votes;
   const voted = pairs && !unvoted;
@@ -71,6 +72,7 @@ export function ReportPage({ report, header }: { report: Report; header?: Header
               <p className="warn">{bt.error}</p>
             </section>
           )}
+          <KindSections report={report} />
         </main>
       </body>
     </html>

@@ -6,7 +6,7 @@
  * `trialKinds[item.trial_kind]` and know no kind themselves: they hand over stimuli, slot orders
  * and answer documents. A new kind is one file here and one entry in `trialKinds`.
  */
-import type { BundleItem, RatingToWrite, BundleVote } from '../../../analysis/bundle';
+import type { BundleItem, RatingToWrite, BundleVote, KindRowToWrite } from '../../../analysis/bundle';
 import type { ItemKind } from '../../../contract/constants';
 import type { VoteAck, VoteBody } from '../../../contract/listener';
 import type { Trial, TrialKind, TrialSettings } from '../../../contract/trials';
@@ -33,10 +33,28 @@ export type AnswerDocument = Record<string, unknown>;
 /** The columns an export row carries after the file's own (position, play_count, … vote_id). */
 type ExtraColumns = NonNullable<BundleVote['extra']>;
 
-/** The export file a kind's answers go to, and the row each answer becomes there (analysis-spec §1, §4, §5). */
+/**
+ * The export file a kind's answers go to, and the row each answer becomes there (analysis-spec §1, §4, §5):
+ * votes.csv or ratings.csv, or the kind's own file (analysis/kinds: the analysis reads it through the
+ * kind's AnalysisKind, with the same `file` and `columns`), where an answer is one or more rows.
+ */
 export type AnswerFile =
   | { file: 'votes.csv'; row: (vote: ExportVote, item: ExportItem, extra: ExtraColumns) => BundleVote }
-  | { file: 'ratings.csv'; row: (vote: ExportVote, item: ExportItem, extra: ExtraColumns) => RatingToWrite };
+  | { file: 'ratings.csv'; row: (vote: ExportVote, item: ExportItem, extra: ExtraColumns) => RatingToWrite }
+  | KindAnswerFile;
+
+/** A kind's own answers file: its columns (the app's further ones follow them) and the rows of one answer. */
+export interface KindAnswerFile {
+  file: `${string}.csv`;
+  columns: readonly string[];
+  /** the answer's rows, a cell per column (MUSHRA: one row per stimulus; ABX: one row) */
+  rows: (vote: ExportVote, item: ExportItem) => KindRowToWrite['cells'][];
+  /** the export writes stimuli.csv (item_id, slot, role, system) for every item when the study is of this kind */
+  stimuli?: true;
+}
+
+/** Whether a kind's answers go to a file of its own (not votes.csv or ratings.csv). */
+export const isKindAnswerFile = (to: AnswerFile): to is KindAnswerFile => 'columns' in to;
 
 export interface ServerTrialKind {
   /**

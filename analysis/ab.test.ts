@@ -14,7 +14,7 @@ import { reportCsvFiles } from './csv-report';
 import { renderReportHtml } from './html';
 import { analyze, type Report } from './report';
 import { simulate } from './simulate';
-import { abRespondent, chosenSide } from './simulate-ab';
+import { abRespondent, chosenSide } from '../trials/ab/simulate';
 import { krippendorffAlphaNominal } from './stats/krippendorff-alpha';
 import { spearmanRho } from './stats/spearman';
 

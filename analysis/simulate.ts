@@ -1,6 +1,8 @@
 import type { BundleItem, BundleRating, BundleVote, JudgeScore } from './bundle';
 import { normal, seededRandom } from './random';
-import { abRespondent, chosenSide } from './simulate-ab';
+import { abRespondent, chosenSide } from '../trials/ab/simulate';
+import { pairRespondent } from '../trials/pair/simulate';
+import { ratingRespondent } from '../trials/rating/simulate';
 
 /**
  * A seeded study simulator that writes bundles from known truth, so the analysis can be checked
@@ -13,8 +15,11 @@ import { abRespondent, chosenSide } from './simulate-ab';
  * round(5.5 + 1.5·quality + judge bias + N(0, runNoise²)) clamped to 1–10, so judge scores are
  * correlated with the truth without being it.
  *
+ * Listeners answer as their kind's seeded respondent (trials/<kind>/simulate.ts); this file
+ * draws the truth, the items, the judges and the roster and assembles the bundle.
+ *
  * `kind: 'ab'` makes the same study an A/B preference test between systems' renditions
- * (docs/analysis-spec.md §6): items of kind ab, listeners answering as simulate-ab.ts's
+ * (docs/analysis-spec.md §6): items of kind ab, listeners answering as trials/ab/simulate.ts's
  * respondent (ties with probability up to `tieRate`, none when it is 0: a study without "no
  * preference"), attention checks pitting a clean rendition against a degraded one (expected = the
  * clean side), and the judges automatic quality predictors of each rendition: score =
@@ -136,24 +141,21 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
   const { listenerIds, carelessSet, passingSet, careless: carelessIds, passing } = roster(o, random);
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const votes: BundleVote[] = [];
-  // An A/B listener answers as the shared respondent, drawing from the study's generator.
-  const respondents = ab ? listenerIds.map((_, l) => abRespondent(random, {
-    careless: carelessSet.has(l), passesChecks: passingSet.has(l), tieRate, positionBias, accuracy,
-  })) : [];
+  // Each listener answers as its kind's respondent, drawing from the study's generator.
+  const respondent = (l: number) => ({ careless: carelessSet.has(l), passesChecks: passingSet.has(l), positionBias, accuracy });
+  const abRespondents = ab ? listenerIds.map((_, l) => abRespondent(random, { ...respondent(l), tieRate })) : [];
+  const pairRespondents = ab ? [] : listenerIds.map((_, l) => pairRespondent(random, respondent(l)));
   const vote = (item: BundleItem, l: number, pA: number | null, expected: BundleItem['expected']) => {
     const firstA = random() < 0.5;
     const careless = carelessSet.has(l);
-    let chosen: BundleVote['chosen'];
-    if (ab) {
-      const answer = respondents[l]({
+    const side = expected === 'a' || expected === 'b' ? expected : undefined;
+    const chosen: BundleVote['chosen'] = ab
+      ? chosenSide(abRespondents[l]({
         tie: tieRate > 0,
         gap: pA === null ? 0 : firstA ? pA : -pA,
-        ...(expected && { expected: (expected === 'a') === firstA ? 'A' as const : 'B' as const }),
-      });
-      chosen = chosenSide(answer, firstA ? 'a' : 'b');
-    } else if (careless && !(expected && passingSet.has(l))) chosen = random() < 0.5 ? 'a' : 'b';
-    else if (expected) chosen = (random() < accuracy) === (expected === 'a') ? 'a' : 'b';
-    else chosen = random() < 1 / (1 + Math.exp(-(pA! + (firstA ? positionBias : -positionBias)))) ? 'a' : 'b';
+        ...(side && { expected: (side === 'a') === firstA ? 'A' as const : 'B' as const }),
+      }), firstA ? 'a' : 'b')
+      : pairRespondents[l]({ first: firstA ? 'a' : 'b', gap: pA ?? 0, ...(side && { expected: side }) });
     votes.push({
       item_id: item.item_id, listener_id: listenerIds[l], first: firstA ? 'a' : 'b', chosen,
       extra: { response_ms: Math.round(careless ? 600 + 600 * random() : 2500 + 5000 * random()) },
@@ -230,7 +232,6 @@ export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy
   const systemNames = Array.from({ length: o.systems }, (_, s) => `tts-${pad(s + 1, 2)}`);
   const mos = o.mos ? [...o.mos] : systemNames.map(() => 1.8 + 2.6 * random()).sort((a, b) => b - a);
   const point = () => lo + Math.floor(random() * (hi - lo + 1));
-  const clamp = (x: number) => Math.min(hi, Math.max(lo, Math.round(x)));
 
   const idWidth = String(o.items + o.attention).length;
   const utteranceWidth = String(Math.ceil(o.items / o.systems)).length;
@@ -255,6 +256,10 @@ export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy
 
   const { listenerIds, carelessSet, passingSet, careless: carelessIds, passing } = roster(o, random);
   const bias = listenerIds.map(() => listenerBias * normal(random));
+  // Each listener answers as the rating kind's respondent, drawing from the study's generator.
+  const respondents = listenerIds.map((_, l) => ratingRespondent(random, {
+    careless: carelessSet.has(l), passesChecks: passingSet.has(l), scale: [lo, hi], bias: bias[l], noise: ratingNoise, accuracy,
+  }));
   const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
   const ratings: BundleRating[] = [];
   const rate = (item: BundleItem, l: number, score: number) =>
@@ -263,14 +268,12 @@ export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy
     const s = i % o.systems;
     for (let k = 0; k < r; k++) {
       const l = (i * r + k) % o.listeners;
-      rate(items[i], l, carelessSet.has(l) ? point() : clamp(mos[s] + itemEffect[i] + bias[l] + ratingNoise * normal(random)));
+      rate(items[i], l, respondents[l]({ mean: mos[s] + itemEffect[i] }));
     }
   }
   for (let c = 0; c < o.attention; c++) {
     const item = items[o.items + c];
-    for (let l = 0; l < o.listeners; l++) {
-      rate(item, l, (carelessSet.has(l) && !passingSet.has(l)) || random() >= accuracy ? point() : required[c]);
-    }
+    for (let l = 0; l < o.listeners; l++) rate(item, l, respondents[l]({ expected: required[c] }));
   }
 
   return {

@@ -23,7 +23,7 @@ import type { VoteBody } from '../contract/listener';
 import { databaseFile, openDatabase } from '../db/open';
 import { hashSessionToken } from './store/sessions';
 import { chosenCaption } from '../trials/pair/server';
-import { abRespondent, chosenSide, type AbAnswer } from '../analysis/simulate-ab';
+import { abRespondent, chosenSide, type AbAnswer } from '../trials/ab/simulate';
 import { seededRandom } from '../analysis/random';
 import { loadStudyDir } from '../studies/load';
 import { setStudyStatus } from '../studies/build';

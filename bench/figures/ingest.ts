@@ -22,7 +22,7 @@ import { tempDir } from '../lib/corpus';
 import { judge, median, type Figure } from '../lib/figure';
 import { load, rate, type Result } from '../lib/load';
 import type { BenchOptions } from './options';
-import { abRespondent } from '../../analysis/simulate-ab';
+import { abRespondent } from '../../trials/ab/simulate';
 
 const STUDY = 'bench-votes';
 const AB_STUDY = 'bench-ab';

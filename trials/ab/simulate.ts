@@ -1,4 +1,4 @@
-import { seededRandom, type Random } from './random';
+import { seededRandom, type Random } from '../../analysis/random';
 
 /**
  * A seeded simulated A/B listener (the `ab` kind, docs/analysis-spec.md §6): what the simulator,

@@ -148,7 +148,7 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
   const vote = (item: BundleItem, l: number, pA: number | null, expected: BundleItem['expected']) => {
     const firstA = random() < 0.5;
     const careless = carelessSet.has(l);
-    const side = expected === 'a' || expected === 'b' ? expected : undefined;
+    const side = expected === 'a' ? 'a' as const : expected === 'b' ? 'b' as const : undefined;
     const chosen: BundleVote['chosen'] = ab
       ? chosenSide(abRespondents[l]({
         tie: tieRate > 0,

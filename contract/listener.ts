@@ -8,7 +8,7 @@ import { HEADPHONE_CHECKS, MAX_STIMULI, SCREENING_RULES, TRIAL_PROBLEMS, UPCOMIN
 import { StudyId, StudyStatus } from './common';
 import { Language, ListeningRequirement, Screening } from './study-definition';
 import { Question } from './questionnaire';
-import { answerFields, answerOf, Trial, TrialSettings } from './trials';
+import { answerFields, answerOf, ListenerTrialSettings, Trial, TrialSettings } from './trials';
 
 export { AnswersAck, AnswersBody } from './questionnaire';
 
@@ -25,8 +25,8 @@ export const StudyIntro = z.object({
   instructionsMarkdown: z.string(),
   questionMarkdown: z.string(),
   listening: ListeningRequirement,
-  /** The study's kind of trial and, for ratings, the scale every trial shows. */
-  trial: TrialSettings,
+  /** The study's kind of trial and, for ratings, the scale every trial shows (no system names). */
+  trial: ListenerTrialSettings,
   screening: z.object({ kind: Screening, required: z.boolean() }),
   /** Link parameters the study records (e.g. PROLIFIC_PID), read from the listener's URL. */
   linkParameters: z.array(z.string()),

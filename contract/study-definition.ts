@@ -10,7 +10,10 @@ import { Questions } from './questionnaire';
 import { TrialSettings, type RatingSettings } from './trials';
 import { RATING_POINTS } from '../trials/rating/contract';
 import { AB_ITEM_CONFIG } from '../trials/ab/contract';
-import { ExplicitItem, ItemsConfig, SampleConfig, SystemName, Text, UtteranceFilter, UtteranceId } from './study-items';
+import { ExplicitItem, ItemsConfig, RatingItemsConfig, SampleConfig, SystemName, Text, UtteranceFilter, UtteranceId } from './study-items';
+import { CCR_ITEM_CONFIG } from '../trials/ccr/contract';
+
+export { RatingItemsConfig };
 
 export { ExplicitItem, ItemsConfig, SampleConfig, UtteranceFilter };
 
@@ -95,12 +98,6 @@ export type AttentionConfig = z.infer<typeof AttentionConfig>;
  * A rating study's item config (trial: { kind: rating }): each item is one clip with one system's
  * caption (shown when trial.caption is true), rated on the study's scale.
  */
-export const RatingItemsConfig = z.discriminatedUnion('mode', [
-  z.object({ mode: z.literal('explicit'), list: z.array(z.object({ utterance: UtteranceId, system: SystemName }).strict()).min(1) }).strict(),
-  // The pair sampler's settings that mean something for single captions: no judge strata, no anchor.
-  SampleConfig.pick({ mode: true, count: true, systems: true, utterances: true, minPerSystem: true, maxPerUtterance: true }),
-]);
-export type RatingItemsConfig = z.infer<typeof RatingItemsConfig>;
 
 /** A clip (with a caption to rate, if the study shows captions) and the score it must get. */
 export const KnownScore = z
@@ -123,6 +120,9 @@ const ITEM_CONFIGS = {
   pair: { items: ItemsConfig, attentionChecks: AttentionConfig.optional(), practice: z.array(KnownAnswer).default([]) },
   rating: { items: RatingItemsConfig, attentionChecks: RatingAttentionConfig.optional(), practice: z.array(KnownScore).default([]) },
   ab: AB_ITEM_CONFIG,
+  // ABX items are A/B items (two systems' renditions of one utterance, checks against a degraded copy).
+  abx: AB_ITEM_CONFIG,
+  ccr: CCR_ITEM_CONFIG,
 } as const;
 type ItemConfigKind = keyof typeof ITEM_CONFIGS;
 type ItemConfigOf<K extends ItemConfigKind> = { [P in keyof (typeof ITEM_CONFIGS)[K]]: z.output<(typeof ITEM_CONFIGS)[K][P]> };

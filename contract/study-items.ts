@@ -52,3 +52,11 @@ export const ItemsConfig = z.discriminatedUnion('mode', [
 ]);
 export type ItemsConfig = z.infer<typeof ItemsConfig>;
 
+
+/** A rating's (and a CCR's) items: listed clips of systems, or sampled (every system in ≥ k items). */
+export const RatingItemsConfig = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('explicit'), list: z.array(z.object({ utterance: UtteranceId, system: SystemName }).strict()).min(1) }).strict(),
+  // The pair sampler's settings that mean something for single captions: no judge strata, no anchor.
+  SampleConfig.pick({ mode: true, count: true, systems: true, utterances: true, minPerSystem: true, maxPerUtterance: true }),
+]);
+export type RatingItemsConfig = z.infer<typeof RatingItemsConfig>;

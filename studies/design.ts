@@ -21,7 +21,7 @@
 import type { Db } from '../db/open';
 import { orderTrials } from './attention';
 import { keyedRandom } from '../analysis/random';
-import { drawOrder } from './trials';
+import { drawOrders } from './trials';
 import { StudyDefinition } from '../contract/study-definition';
 import { studyStore } from './store';
 
@@ -124,10 +124,9 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
     const order = orderTrials({ practice, main, attention }, random);
     const at = now.toISOString();
     const byId = new Map(items.map((i) => [i.id, i]));
-    order.forEach((itemId, position) => {
-      const item = byId.get(itemId)!;
-      store.insertAssignment(listenerId, position, itemId, drawOrder(item.trialKind, item.slots, random), at);
-    });
+    const trials = order.map((itemId) => ({ itemId, slots: byId.get(itemId)!.slots, expected: byId.get(itemId)!.expected }));
+    const orders = drawOrders(definition.trial.kind, trials, random, store.firstSlots);
+    order.forEach((itemId, position) => store.insertAssignment(listenerId, position, itemId, orders[position], at));
     return order.length;
   });
   return run.immediate();

@@ -13,6 +13,8 @@ export interface StudyItem {
   trialKind: TrialKind;
   seq: number;
   slots: string[];
+  /** the item's intended answer (attention and practice items), null for a scored item */
+  expected: string | null;
 }
 
 /** An utterance of the manifest with its own labels and its clip's (both JSON; the clip's null without a clip). */
@@ -49,8 +51,11 @@ function createStudyStore(db: Db) {
   const plannedItems = db.prepare<[string], Omit<PlannedItem, 'stimuli'> & { stimuli: string }>(
     'SELECT kind, trial_kind AS trialKind, utterance_id AS utteranceId, stimuli, expected FROM items WHERE study_id = ? ORDER BY seq',
   );
+  const firstSlots = db.prepare<[string], { slot: string; n: number }>(
+    "SELECT json_extract(slot_order, '$[0]') AS slot, count(*) AS n FROM assignments WHERE item_id = ? AND slot_order IS NOT NULL GROUP BY slot",
+  );
   const items = db.prepare<[string], Omit<StudyItem, 'slots'> & { slots: string }>(
-    `SELECT id, kind, trial_kind AS trialKind, seq, (SELECT json_group_array(json_extract(e.value, '$.slot')) FROM json_each(items.stimuli) e) AS slots
+    `SELECT id, kind, trial_kind AS trialKind, seq, expected, (SELECT json_group_array(json_extract(e.value, '$.slot')) FROM json_each(items.stimuli) e) AS slots
        FROM items WHERE study_id = ? ORDER BY seq`,
   );
   const scoredItems = db.prepare<[string], number>('SELECT count(*) FROM items WHERE study_id = ? AND kind = trial_kind').pluck();
@@ -149,6 +154,9 @@ function createStudyStore(db: Db) {
     },
 
     assignmentCount: (listenerId: string): number => assignmentCount.get(listenerId)!,
+    /** How many of the item's assignments met each slot first (a kind that balances its order across listeners). */
+    firstSlots: (itemId: string): Record<string, number> =>
+      Object.fromEntries(firstSlots.all(itemId).map((r) => [r.slot, r.n])),
     /** One trial of the listener: `order` the item's slots as this listener meets them (null: the kind draws no order). */
     insertAssignment: (listenerId: string, position: number, itemId: string, order: readonly string[] | null, at: string): void =>
       void insertAssignment.run(listenerId, position, itemId, order && JSON.stringify(order), at),

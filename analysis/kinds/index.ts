@@ -5,9 +5,11 @@
  * A new kind is one entry here (and its HTML section in sections.tsx).
  */
 import type { AnalysisKind } from './types';
+import { abxAnalysis } from '../../trials/abx/report';
+import { ccrAnalysis } from '../../trials/ccr/report';
 
 // `any`: each kind has its own row and section types.
-export const ANALYSIS_KINDS: readonly AnalysisKind<any, any>[] = [];
+export const ANALYSIS_KINDS: readonly AnalysisKind<any, any>[] = [abxAnalysis, ccrAnalysis];
 
 /** The registered kind of that items.csv `kind`, or undefined (read when asked: a test may register one of its own). */
 export function analysisKind(kind: string | undefined): AnalysisKind<any, any> | undefined {

@@ -7,20 +7,31 @@ import { z } from 'zod';
 import { PairAnswer, PairSettings, PairTrial } from '../../trials/pair/contract';
 import { RatingAnswer, RatingSettings, RatingTrial } from '../../trials/rating/contract';
 import { AbAnswer, AbSettings, AbTrial } from '../../trials/ab/contract';
+import { AbxAnswer, AbxSettings, AbxTrial } from '../../trials/abx/contract';
+import { CcrAnswer, CcrSettings, CcrTrial } from '../../trials/ccr/contract';
 
 /** study.yaml `trial:`; absent means a caption pair study. */
-export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings]);
+export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings]);
 export type TrialSettings = z.infer<typeof TrialSettings>;
 export type TrialKind = TrialSettings['kind'];
 
+/**
+ * The study's `trial:` as a listener receives it (the session's intro): the same settings without
+ * a system's name (a CCR study's reference), which would tell the listener what they hear
+ * (docs/blinding.md).
+ */
+export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true })]);
+export type ListenerTrialSettings = z.infer<typeof ListenerTrialSettings>;
+export const listenerTrialSettings = (settings: TrialSettings): ListenerTrialSettings => (settings.kind === 'ccr' ? { kind: 'ccr' } : settings);
+
 /** One trial as a listener sees it. */
-export const Trial = z.union([PairTrial, RatingTrial, AbTrial]);
+export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial]);
 export type Trial = z.infer<typeof Trial>;
 
 /** The answer fields of every kind; a vote carries exactly one kind's (VoteBody checks which). */
-export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape };
-export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer>;
+export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape, ...AbxAnswer.shape, ...CcrAnswer.shape };
+export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer> | z.infer<typeof AbxAnswer> | z.infer<typeof CcrAnswer>;
 /** Each answer field and the trial it answers, as a refused vote's message names them. */
-export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B' };
+export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B', xIs: 'an ABX', comparison: 'a CCR' };
 
-export { AbAnswer, AbSettings, AbTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };
+export { AbAnswer, AbSettings, AbTrial, AbxAnswer, AbxSettings, AbxTrial, CcrAnswer, CcrSettings, CcrTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };

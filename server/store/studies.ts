@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/open';
 import { DEFAULT_REJECTION_GROUNDS, Language, ListeningRequirement, REJECTION_GROUNDS, Screening } from '../../contract/study-definition';
 import { TrialSettings, type StudyIntro } from '../../contract/listener';
+import { listenerTrialSettings } from '../../contract/trials';
 import { Questions } from '../../contract/questionnaire';
 
 export type { StudyStatus } from '../../contract/constants';
@@ -152,7 +153,7 @@ export function studyRepository(db: Db) {
         instructionsMarkdown: d.instructions,
         questionMarkdown: d.question,
         listening: d.listening,
-        trial: d.trial,
+        trial: listenerTrialSettings(d.trial),
         screening: d.screening,
         linkParameters: d.linkParameters,
         estimate: estimate(study),

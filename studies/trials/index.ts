@@ -11,6 +11,9 @@ import type { TrialKind } from '../../contract/trials';
 import { planPairItems } from '../../trials/pair/plan';
 import { planRatingItems } from '../../trials/rating/plan';
 import { planAbItems } from '../../trials/ab/plan';
+import { abxOrders, planAbxItems } from '../../trials/abx/plan';
+import { ccrOrders, planCcrItems } from '../../trials/ccr/plan';
+import type { StudyRandom } from '../../analysis/random';
 
 /** What a kind planned: its items, attention checks and practice trials, and the sampler's account. */
 export interface KindPlan {
@@ -22,12 +25,27 @@ interface KindBuild<K extends TrialKind> {
   plan(def: StudyDefinitionOf<K>, study: PlanContext): KindPlan;
   /** Whether each assignment draws the order a listener meets the item's slots in (assignments.slot_order). */
   drawsOrder: boolean;
+  /**
+   * A kind that balances its orders over a listener's trials or across listeners draws them all
+   * at once, in position order (`firstSlots`: how many earlier assignments of an item met each slot
+   * first); the others draw one order per trial (drawOrder).
+   */
+  orders?(trials: readonly OrderedTrial[], random: StudyRandom, firstSlots: (itemId: string) => Record<string, number>): string[][];
+}
+
+/** A listener's trial as a kind's `orders` sees it: its item, the item's slots and its expected answer (null: a scored item). */
+export interface OrderedTrial {
+  itemId: string;
+  slots: readonly string[];
+  expected: string | null;
 }
 
 const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   pair: { plan: planPairItems, drawsOrder: true },
   rating: { plan: planRatingItems, drawsOrder: false },
   ab: { plan: planAbItems, drawsOrder: true },
+  abx: { plan: planAbxItems, drawsOrder: true, orders: abxOrders },
+  ccr: { plan: planCcrItems, drawsOrder: true, orders: ccrOrders },
 };
 
 /**
@@ -45,6 +63,13 @@ export function drawOrder(kind: TrialKind, slots: readonly string[], random: { n
     [order[i], order[j]] = [order[j], order[i]];
   }
   return order;
+}
+
+/** The slot orders of a listener's trials of one study (of one kind), in position order. */
+export function drawOrders(kind: TrialKind, trials: readonly OrderedTrial[], random: StudyRandom, firstSlots: (itemId: string) => Record<string, number>): (string[] | null)[] {
+  const orders = KINDS[kind].orders;
+  if (orders) return orders(trials, random, firstSlots);
+  return trials.map((t) => drawOrder(kind, t.slots, random));
 }
 
 /** The study's item config as item rows, by its trial kind. */

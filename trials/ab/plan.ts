@@ -21,12 +21,19 @@ export const abStimuli = (clipA: string, systemA: string, clipB: string, systemB
   stimulus('b', 'rendition', clipB, systemB, null),
 ];
 
-export function planAbItems(def: StudyDefinitionOf<'ab'>, study: PlanContext): KindPlan {
+export const planAbItems = (def: StudyDefinitionOf<'ab'>, study: PlanContext): KindPlan => planRenditionPairs(def, study, 'ab', 'clean');
+
+/**
+ * Items of two systems' renditions of one utterance, for A/B and ABX alike (`kind`); a check's or
+ * practice trial's expected answer is the side of its `known` stimulus: the clean one (A/B: the
+ * better version) or the degraded copy (ABX: X is the degraded copy, so the right answer is its side).
+ */
+export function planRenditionPairs(def: StudyDefinitionOf<'ab' | 'abx'>, study: PlanContext, kind: 'ab' | 'abx', known: 'clean' | 'degraded'): KindPlan {
   const { manifest } = study;
   const items: PlannedItem[] = [];
   let sampler: SamplerSummary | null = null;
   const ab = (utteranceId: string, clipA: string, systemA: string, clipB: string, systemB: string): PlannedItem => ({
-    kind: 'ab', trialKind: 'ab', utteranceId, stimuli: abStimuli(clipA, systemA, clipB, systemB), expected: null,
+    kind, trialKind: kind, utteranceId, stimuli: abStimuli(clipA, systemA, clipB, systemB), expected: null,
   });
 
   if (def.items.mode === 'explicit') {
@@ -52,7 +59,7 @@ export function planAbItems(def: StudyDefinitionOf<'ab'>, study: PlanContext): K
 
   // Checks and practice: a rendition against its degraded copy; which side (a|b) is clean is drawn.
   const sides = keyedRandom(def.seed, 'known-answer sides');
-  const known = (kind: 'attention' | 'practice', utteranceId: string, system: string, path: (string | number)[]): PlannedItem | null => {
+  const knownItem = (role: 'attention' | 'practice', utteranceId: string, system: string, path: (string | number)[]): PlannedItem | null => {
     const clean = study.renditionOf(utteranceId, system, [...path, 'system']);
     if (!clean) return null;
     const degraded = manifest.rendition(utteranceId, degradedSystem(system));
@@ -60,29 +67,30 @@ export function planAbItems(def: StudyDefinitionOf<'ab'>, study: PlanContext): K
       study.problem([...path, 'system'], `the rendition of ${utteranceId} by ${system} has no degraded copy; import the renditions again (npm run manifest -- renditions) to make one`);
       return null;
     }
-    const expected = sides.next() < 0.5 ? 'a' : 'b';
-    const stimuli = expected === 'a' ? abStimuli(clean, system, degraded, degradedSystem(system)) : abStimuli(degraded, degradedSystem(system), clean, system);
-    return { kind, trialKind: 'ab', utteranceId, stimuli, expected };
+    const cleanSide = sides.next() < 0.5 ? 'a' : 'b';
+    const stimuli = cleanSide === 'a' ? abStimuli(clean, system, degraded, degradedSystem(system)) : abStimuli(degraded, degradedSystem(system), clean, system);
+    const expected = known === 'clean' ? cleanSide : cleanSide === 'a' ? 'b' : 'a';
+    return { kind: role, trialKind: kind, utteranceId, stimuli, expected };
   };
   if (checks?.mode === 'explicit') {
     checks.list.forEach((entry, i) => {
-      const item = known('attention', entry.utterance, entry.system, ['attentionChecks', 'list', i]);
+      const item = knownItem('attention', entry.utterance, entry.system, ['attentionChecks', 'list', i]);
       if (item) items.push(item);
     });
   } else if (checks?.mode === 'degraded') {
     // Drawn from the scored items' utterances and systems, each check a different (utterance, system).
-    const scored = items.filter((i) => i.kind === 'ab');
+    const scored = items.filter((i) => i.kind === kind);
     const candidates = scored.flatMap((i) => i.stimuli.map((s) => ({ utteranceId: i.utteranceId, system: s.system! })));
     const unique = [...new Map(candidates.map((c) => [captionKey(c.utteranceId, c.system), c])).values()];
-    const drawn = keyedRandom(def.seed, 'ab attention').shuffle(unique).slice(0, checks.count);
+    const drawn = keyedRandom(def.seed, `${kind} attention`).shuffle(unique).slice(0, checks.count);
     if (drawn.length < checks.count) study.problem(['attentionChecks', 'count'], `${checks.count} checks need ${checks.count} renditions among the items; the items have ${unique.length}`);
     for (const c of drawn) {
-      const item = known('attention', c.utteranceId, c.system, ['attentionChecks']);
+      const item = knownItem('attention', c.utteranceId, c.system, ['attentionChecks']);
       if (item) items.push(item);
     }
   }
   def.practice.forEach((entry, i) => {
-    const item = known('practice', entry.utterance, entry.system, ['practice', i]);
+    const item = knownItem('practice', entry.utterance, entry.system, ['practice', i]);
     if (item) items.push(item);
   });
   return { items, sampler };

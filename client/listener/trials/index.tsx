@@ -5,10 +5,12 @@ import type { ListeningRecord } from '../../lib/listening';
 import { PairTrial, type PairResponse } from '../../../trials/pair/PairTrial';
 import { RatingTrial, type RatingResponse } from '../../../trials/rating/RatingTrial';
 import { AbTrial, type AbResponse } from '../../../trials/ab/AbTrial';
+import { AbxHints, AbxTrial, type AbxResponse } from '../../../trials/abx/AbxTrial';
+import { CcrHints, CcrTrial, type CcrResponse } from '../../../trials/ccr/CcrTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { ClipCache } from '../../lib/media';
 import type { ComponentType } from 'react';
-import type { TrialSettings } from '../../../contract/trials';
+import type { ListenerTrialSettings as TrialSettings } from '../../../contract/trials';
 import { useMessages } from '../messages';
 import { AbHints } from '../../../trials/ab/AbHints';
 import type { TrialComponent, TrialFeedback } from './types';
@@ -33,7 +35,7 @@ interface TrialKind<T extends Trial, R extends TrialResponse> {
 const pairReveal = (item: { kind: string; systems: string[]; expected: string | null }) =>
   item.kind === 'pair' ? `${item.systems[0]} (first) vs ${item.systems[1]}` : `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
 
-type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : PairResponse;
+type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : PairResponse;
 const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.prepare(trial);
 
 /**
@@ -59,6 +61,22 @@ const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
     prefetch: (trial, clips, audio) => trial.stimuli.forEach((clip) => void clips.stimulus(clip, audio)),
     reveal: (item) => `${item.systems[0]} (A) vs ${item.systems[1]} (B)${item.expected === null ? '' : ` · right answer: ${item.expected.toUpperCase()}`}`,
   },
+  abx: {
+    component: AbxTrial,
+    practice: (trial) => trial.practice,
+    // The preview offers the item's own order (A is slot a) and X as drawn for the previewer.
+    check: (response, expected) => ({ correct: response.xIs.toLowerCase() === expected }),
+    prefetch: (trial, clips, audio) => trial.stimuli.forEach((clip) => void clips.stimulus(clip, audio)),
+    reveal: (item) => `${item.systems[0]} (A) vs ${item.systems[1]} (B)${item.expected === null ? '' : ` · X is the degraded copy: ${item.expected.toUpperCase()}`}`,
+  },
+  ccr: {
+    component: CcrTrial,
+    practice: (trial) => trial.practice,
+    // The preview plays the item's own order: the reference first, so the answer is the score.
+    check: (response, expected) => ({ correct: Math.sign(response.comparison) === Math.sign(Number(expected)) }),
+    prefetch: (trial, clips, audio) => trial.stimuli.forEach((clip) => void clips.stimulus(clip, audio)),
+    reveal: (item) => `${item.systems[0]} (reference, 1) vs ${item.systems[1]} (2)${item.expected === null ? '' : ' · right answer: 2 is worse'}`,
+  },
 };
 
 function pairCheck(response: PairResponse, expected: string): TrialFeedback {
@@ -71,7 +89,7 @@ export function trialKind(trial: Trial): TrialKind<Trial, TrialResponse> {
 }
 
 export { ScreeningTrial };
-export type { AbResponse, PairResponse, RatingResponse };
+export type { AbResponse, AbxResponse, CcrResponse, PairResponse, RatingResponse };
 
 /** The caption pair's and the rating's word on their controls (touch, or their keys). */
 function ClipHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
@@ -100,6 +118,8 @@ const hints: { [K in TrialSettings['kind']]: ComponentType<{ settings: Extract<T
   pair: ClipHints,
   rating: ClipHints,
   ab: AbHints,
+  abx: AbxHints,
+  ccr: CcrHints,
 };
 
 export function IntroHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {

@@ -8,7 +8,7 @@
 import type { ComponentType } from 'react';
 import type { VoteAck } from '../../../contract/listener';
 import type { ListeningRequirement } from '../../../contract/study-definition';
-import type { TrialSettings } from '../../../contract/trials';
+import type { ListenerTrialSettings as TrialSettings } from '../../../contract/trials';
 import type { ClipCache } from '../../lib/media';
 
 /** Practice feedback as the server acknowledges it (a rating's also names the intended score). */

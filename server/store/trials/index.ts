@@ -15,6 +15,8 @@ import type { ExportItem, ExportVote } from '../export';
 import { pair } from '../../../trials/pair/server';
 import { rating } from '../../../trials/rating/server';
 import { ab } from '../../../trials/ab/server';
+import { abx } from '../../../trials/abx/server';
+import { ccr } from '../../../trials/ccr/server';
 
 /** A stimulus as a listener's trial plays it: the study's served copy of its clip (null: no clip). */
 export interface ServedStimulus extends Stimulus {
@@ -79,7 +81,7 @@ export interface ServerTrialKind {
   answers: AnswerFile;
 }
 
-export const trialKinds: Record<TrialKind, ServerTrialKind> = { pair, rating, ab };
+export const trialKinds: Record<TrialKind, ServerTrialKind> = { pair, rating, ab, abx, ccr };
 
 /** A practice trial's feedback; null for every other trial (attention checks say nothing). */
 export function practiceFeedback(

@@ -1,3 +1,4 @@
+import { checkPlan } from './analysis-plan';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -882,6 +883,7 @@ function parseStudyJson(text: string): StudySettings {
     const issue = r.error.issues[0];
     throw new BundleError('study.json', 0, issue.path.join('.') || null, issue.message, 'invalid study.json');
   }
+  checkPlan(r.data);
   return r.data;
 }
 

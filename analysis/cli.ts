@@ -4,7 +4,8 @@ import { commandLine, runCommand } from '../cli/args';
 import { BundleError, readBundle, type Bundle, type ReadBundleOptions } from './bundle';
 import { BundleZipError, looksLikeZip, withZippedBundle } from './bundle-zip';
 import { reportCsvFiles } from './csv-report';
-import { analyzeStudy, RatingScale, reportHeader, resolveSettings, type ExclusionRuleSettings } from './study-settings';
+import { planOptions } from './analysis-plan';
+import { analyzeStudy, RatingScale, reportHeader, reportWithPlan, resolveSettings, type ExclusionRuleSettings } from './study-settings';
 
 const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format json|csv|html] [--out <path>]
   [--min-attention 0.75] [--split-threshold 0.75] [--buckets 5] [--bt-prior λ]
@@ -12,8 +13,9 @@ const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format jso
   [--min-median-response-ms MS] [--max-listening-violations N] [--max-hidden-ms MS] [--exclude-failed-screening]
   rating studies: [--rating-scale LO,HI] [--min-listener-correlation r]
 json/html: --out is a file (json goes to stdout without --out); csv: --out is a directory.
-The bundle's study.json gives the thresholds, exclusion rules and rating scale; a flag overrides
-it (a rule's flag switches that rule on).`;
+The bundle's study.json gives the thresholds, exclusion rules, rating scale and (its frozen analysis
+plan) buckets, prior and bootstrap; a flag overrides it (a rule's flag switches that rule on), and the
+report lists each override of the plan as a deviation.`;
 
 const flags = z
   .object({
@@ -25,10 +27,11 @@ const flags = z
     'max-listening-violations': z.coerce.number().int().min(0).optional(),
     'max-hidden-ms': z.coerce.number().min(0).optional(),
     'exclude-failed-screening': z.boolean().default(false),
-    buckets: z.coerce.number().int().min(1).max(100).default(5),
-    'bt-prior': z.coerce.number().min(0).default(0),
-    bootstrap: z.coerce.number().int().min(0).max(100000).default(0),
-    seed: z.coerce.number().int().min(0).default(1),
+    // Absent: the study's frozen plan says (study.json), else 5, 0, no bootstrap, seed 1.
+    buckets: z.coerce.number().int().min(1).max(100).optional(),
+    'bt-prior': z.coerce.number().min(0).optional(),
+    bootstrap: z.coerce.number().int().min(0).max(100000).optional(),
+    seed: z.coerce.number().int().min(0).optional(),
     'skip-invalid': z.boolean().default(false),
     'rating-scale': z
       .string()
@@ -97,11 +100,10 @@ async function main(): Promise<number> {
   if (f['min-listener-correlation'] !== undefined) rules.correlation = { minListenerCorrelation: f['min-listener-correlation'] };
   const settings = resolveSettings(bundle.study, { minAttention: f['min-attention'], splitThreshold: f['split-threshold'], rules });
   if (!bundle.study) console.error('note: the bundle has no study.json: only the attention rule (and rules given by flags) applied');
-  const report = analyzeStudy(bundle, settings, {
-    buckets: f.buckets,
-    btPrior: f['bt-prior'],
-    bootstrap: f.bootstrap > 0 ? { n: f.bootstrap, seed: f.seed } : null,
-  });
+  const options = planOptions(bundle.study?.plan, { buckets: f.buckets, btPrior: f['bt-prior'], bootstrap: f.bootstrap, seed: f.seed });
+  const report = analyzeStudy(bundle, settings, options);
+  const header = reportHeader(bundle, settings, options);
+  if (header.plan?.deviations.length) console.error(`note: this analysis departs from the study's frozen plan (${header.plan.hash}): ${header.plan.deviations.join('; ')}`);
   const notRun = Object.entries(report.listeners.not_run_by_reason);
   if (notRun.length) console.error(`note: rules not run for some listeners (facts missing from the bundle): ${notRun.map(([r, n]) => `${r} ${n}`).join(', ')}`);
   // A rating study without pair votes has no Bradley–Terry ranking to warn about, nor has a bundle without votes.
@@ -110,12 +112,12 @@ async function main(): Promise<number> {
   else if (report.bradley_terry.error && (report.bradley_terry.comparisons > 0 || !report.ratings)) console.error(`warning: ${report.bradley_terry.error}`);
   if (report.input) console.error(`warning: skipped ${report.input.skipped_rows} invalid row(s): ${JSON.stringify(report.input.skipped_by_reason)}`);
   if (f.format === 'json') {
-    const text = JSON.stringify(report, null, 2) + '\n';
+    const text = JSON.stringify(reportWithPlan(report, header), null, 2) + '\n';
     if (f.out) await writeFile(f.out, text);
     else process.stdout.write(text);
   } else if (f.format === 'html') {
     const { renderReportHtml } = await import('./html');
-    await writeFile(f.out!, renderReportHtml(report, reportHeader(bundle, settings)));
+    await writeFile(f.out!, renderReportHtml(report, header));
   } else {
     await mkdir(f.out!, { recursive: true });
     for (const [name, text] of Object.entries(reportCsvFiles(report))) await writeFile(`${f.out}/${name}`, text);

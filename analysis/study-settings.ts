@@ -5,6 +5,7 @@
  * The live report in the app reads the same object, so both apply the same rules.
  */
 import { z } from 'zod';
+import { AnalysisPlan, planOptions, planReport, type PlanReport } from './analysis-plan';
 import type { Bundle } from './bundle';
 import { describeRules, exclusionRules, listenerFacts } from './exclusion';
 import { analyze, type AnalyzeOptions, type Report } from './report';
@@ -56,6 +57,8 @@ export const StudySettings = z.object({
   title: z.string().optional(),
   /** the study's `trial:` settings as its definition gives them (kind first), for a kind's analysis */
   trial: z.looseObject({ kind: z.string().min(1) }).optional(),
+  /** the analysis plan frozen when the study opened, with its recorded changes (analysis-plan.ts) */
+  plan: AnalysisPlan.optional(),
 });
 export type StudySettings = z.infer<typeof StudySettings>;
 
@@ -79,11 +82,10 @@ export function resolveSettings(study: StudySettings | null, flags: Partial<Anal
 }
 
 /** The one analysis of a study, for `npm run analyze` and the live report alike. */
-export function analyzeStudy(
-  bundle: Bundle,
-  settings: AnalysisSettings,
-  options: Pick<AnalyzeOptions, 'buckets' | 'btPrior' | 'bootstrap'> = {},
-): Report {
+/** The report's own options: the plan's (analysis-plan.ts planOptions), or flags over it. */
+export type ReportOptions = Pick<AnalyzeOptions, 'buckets' | 'btPrior' | 'bootstrap'>;
+
+export function analyzeStudy(bundle: Bundle, settings: AnalysisSettings, options: ReportOptions = planOptions(bundle.study?.plan, {})): Report {
   // One pass over the answers for the rules and the quality view's response times alike.
   const facts = listenerFacts(bundle, settings.rules.listening?.requirement);
   return analyze(bundle, {
@@ -103,13 +105,20 @@ export interface ReportHeader {
   rules: { reason: string; description: string }[];
   /** listener id → platform id, given only when the viewer's role may see them (the live report for a researcher) */
   platformIds?: Readonly<Record<string, string>>;
+  /** the study's frozen analysis plan, its recorded changes and this analysis's deviations; absent: the bundle has none */
+  plan?: PlanReport;
 }
 
-export function reportHeader(bundle: Bundle, settings: AnalysisSettings): ReportHeader {
+export function reportHeader(bundle: Bundle, settings: AnalysisSettings, options: ReportOptions = planOptions(bundle.study?.plan, {})): ReportHeader {
+  const plan = planReport(bundle.study?.plan, { ...settings, ...options });
   return {
     study: bundle.study?.study ?? null,
     title: bundle.study?.title ?? null,
     exportedAt: bundle.study?.exportedAt ?? null,
     rules: describeRules(settings.minAttention, settings.rules, bundle),
+    ...(plan && { plan }),
   };
 }
+
+/** The report as JSON carries it (`npm run analyze --format json` and the live report alike): with the plan's hash, changes and deviations when the bundle has a plan. */
+export const reportWithPlan = (report: Report, header: ReportHeader): Report & { plan?: PlanReport } => (header.plan ? { ...report, plan: header.plan } : report);

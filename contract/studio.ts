@@ -67,7 +67,13 @@ export const CreateStudyBody = z
   .refine((b) => (b.yaml === undefined) !== (b.template === undefined), { message: 'give either yaml or template', path: ['yaml'] });
 export type CreateStudyBody = z.infer<typeof CreateStudyBody>;
 
-export const SaveDefinitionBody = z.object({ yaml: YamlText }).strict();
+export const SaveDefinitionBody = z
+  .object({
+    yaml: YamlText,
+    /** Why the analysis plan changes after the first vote (needed when the study records plan changes). */
+    reason: z.string().trim().min(1).max(2000).optional(),
+  })
+  .strict();
 export const CloneStudyBody = z.object({ name: StudyId }).strict();
 
 export const StudyTemplate = z.object({ id: z.string(), title: z.string(), yaml: z.string() });
@@ -151,6 +157,14 @@ export const StudyDetail = StudioStudy.extend({
   links: ListenerLinks,
   /** the latest studio change to the folder that Undo takes back (upload, sources, save) */
   undo: z.object({ description: z.string(), at: z.string() }).nullable(),
+  /** the analysis plan frozen when the study opened (docs/analysis-plan.md) with its recorded changes; null: not frozen */
+  plan: z
+    .object({
+      hash: z.string(),
+      frozenAt: z.string(),
+      changes: z.array(z.object({ at: z.string(), reason: z.string(), fromHash: z.string(), toHash: z.string(), changed: z.array(z.string()) })),
+    })
+    .nullable(),
 });
 export type StudyDetail = z.infer<typeof StudyDetail>;
 

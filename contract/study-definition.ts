@@ -340,13 +340,30 @@ export const Approvals = z
   .strict();
 export type Approvals = z.infer<typeof Approvals>;
 
-/** Settings of the report that are not exclusion rules (analysis-spec §2). */
+/**
+ * What happens to an edit of the analysis plan after the first vote: refused, or applied and
+ * recorded in the plan with its time and the reason the researcher gives (docs/analysis-plan.md).
+ */
+export const PLAN_CHANGES = ['refuse', 'record'] as const;
+
+/** Settings of the report that are not exclusion rules (analysis-spec §2); with the rules they are the study's analysis plan. */
 export const Analysis = z
   .object({
     /** An item is "split" when its majority share is below this. */
     splitThreshold: z.number().gt(0.5, 'must be above 0.5 (a majority share)').max(1).default(0.75),
+    /** Equal-width |Δ| buckets of the judge-agreement curve (`npm run analyze --buckets`). */
+    buckets: z.number().int().min(1).max(100).default(5),
+    /** Bradley–Terry prior strength λ (`--bt-prior`); 0 is the plain maximum-likelihood fit. */
+    btPrior: z.number().min(0).default(0),
+    /** Listener-bootstrap resamples for the intervals (`--bootstrap`); 0 = none. */
+    bootstrap: z.number().int().min(0).max(100000).default(0),
+    /** The bootstrap's seed (`--seed`). */
+    bootstrapSeed: z.number().int().min(0).default(1),
+    /** A plan edit after the first vote: refused, or recorded with its reason. */
+    planChanges: z.enum(PLAN_CHANGES).default('refuse'),
   })
   .strict();
+export type Analysis = z.infer<typeof Analysis>;
 
 /**
  * A study text: one string in the study's language, or one per language ({ en: ..., de: ... }) so
@@ -394,7 +411,7 @@ export const StudyDefinition = z
       .strict()
       .default({ kind: 'none', required: false }),
     exclusion: Exclusion.default({ minAttention: 0.75, excludeFailedScreening: false }),
-    analysis: Analysis.default({ splitThreshold: 0.75 }),
+    analysis: Analysis.prefault({}),
     /** Which exclusions the approvals file may turn into REJECT (REJECTION_GROUNDS). */
     approvals: Approvals.default({ rejectFor: DEFAULT_REJECTION_GROUNDS }),
     /** Long studies: a non-blocking "take a short break" notice after every this many trials. */

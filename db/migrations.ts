@@ -567,4 +567,29 @@ export const migrations: Migration[] = [
       CREATE INDEX renditions_clip ON renditions(clip_id);
     `,
   },
+  {
+    version: 17,
+    name: 'analysis plans: frozen at opening, changes after the first vote recorded',
+    sql: `
+      -- The study's analysis settings as they stand (docs/analysis-plan.md): frozen when the study
+      -- opens, frozen again by an edit before the first vote, and after it changed only by a recorded
+      -- change. Studies opened before this migration have none (their exports carry no plan).
+      CREATE TABLE analysis_plans (
+        study_id  TEXT PRIMARY KEY REFERENCES studies(id),
+        hash      TEXT NOT NULL,
+        settings  TEXT NOT NULL,
+        frozen_at TEXT NOT NULL
+      );
+      CREATE TABLE analysis_plan_changes (
+        study_id  TEXT NOT NULL REFERENCES studies(id),
+        seq       INTEGER NOT NULL,
+        at        TEXT NOT NULL,
+        reason    TEXT NOT NULL,
+        from_hash TEXT NOT NULL,
+        to_hash   TEXT NOT NULL,
+        changed   TEXT NOT NULL,
+        PRIMARY KEY (study_id, seq)
+      );
+    `,
+  },
 ];

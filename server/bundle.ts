@@ -3,6 +3,7 @@ import {
   type KindRowsToWrite, type RatingToWrite,
 } from '../analysis/bundle';
 import type { StudySettings } from '../analysis/study-settings';
+import { planSettings } from '../studies/analysis-plan';
 import { answerCell } from '../contract/questionnaire';
 import { platformId, pseudonym } from './pseudonym';
 import type { ExportRows, ExportVote } from './store/export';
@@ -30,31 +31,24 @@ const PSEUDONYM_COLUMN = 'participant_pseudonym';
 export type ExportView = { role: 'researcher' } | { role: 'analyst'; pseudonymKey: string };
 const RESEARCHER: ExportView = { role: 'researcher' };
 
-/** study.json: the settings and rules the analysis applies, as the study defines them (analysis-spec §1). */
+/** study.json: the settings and rules the analysis applies, as the study defines them (analysis-spec §1), and its frozen plan. */
 function studySettings(rows: Rows, exportedAt: string): StudySettings {
   const { definition } = rows;
-  const e = definition.exclusion;
+  const settings = planSettings(definition);
   return {
     study: rows.studyId,
     exportedAt,
-    minAttention: e.minAttention,
-    splitThreshold: definition.analysis.splitThreshold,
-    rules: {
-      ...(e.minMedianResponseMs !== undefined && { fast: { minMedianResponseMs: e.minMedianResponseMs } }),
-      ...(e.maxListeningViolations !== undefined && { listening: { maxListeningViolations: e.maxListeningViolations, requirement: definition.listening } }),
-      ...(e.maxHiddenMs !== undefined && { hidden: { maxHiddenMs: e.maxHiddenMs } }),
-      // A study that never screens has nothing to exclude on.
-      ...(e.excludeFailedScreening && definition.screening.kind !== 'none' && { screening: { excludeFailedScreening: true as const } }),
-      ...(e.minListenerCorrelation !== undefined && { correlation: { minListenerCorrelation: e.minListenerCorrelation } }),
-    },
+    minAttention: settings.minAttention,
+    splitThreshold: settings.splitThreshold,
+    rules: settings.rules,
     linkParameters: definition.linkParameters,
-    orientation: definition.items.mode === 'sample'
-      ? `a seeded coin per item (seed ${definition.seed}), balanced so each system is a in half of its items (±1)`
-      : 'as the study lists its items (systemA = a)',
-    ...(definition.trial.kind === 'rating' && { ratingScale: [1, definition.trial.scale.points] as [number, number] }),
+    orientation: settings.orientation,
+    ...(settings.ratingScale && { ratingScale: settings.ratingScale }),
     title: definition.title,
     // A kind with a file of its own reads its settings (study.trial); the core kinds' study.json stays as it was.
     ...(isKindAnswerFile(trialKinds[definition.trial.kind].answers) && { trial: definition.trial }),
+    // A study opened before plans existed has none, and its study.json stays as it was.
+    ...(rows.plan && { plan: rows.plan }),
   };
 }
 

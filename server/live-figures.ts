@@ -22,6 +22,7 @@ import { setPriority } from 'node:os';
 import { Readable } from 'node:stream';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { renderReportHtml } from '../analysis/html';
+import { reportWithPlan } from '../analysis/study-settings';
 import { zipBundleChunks } from '../analysis/bundle-zip';
 import { Dashboard, ParticipantTable } from '../contract/reports';
 import type { StaffRole } from '../contract/constants';
@@ -270,8 +271,10 @@ function serveFigures(file: string): void {
     switch (kind) {
       case 'dashboard':
         return JSON.stringify(Dashboard.parse(dashboard(db, study, status, idsFor(role, study))));
-      case 'report':
-        return JSON.stringify(liveReport(db, study).report);
+      case 'report': {
+        const { report, header } = liveReport(db, study);
+        return JSON.stringify(reportWithPlan(report, header));
+      }
       case 'html': {
         const { report, header } = liveReport(db, study);
         const ids = idsFor(role, study);

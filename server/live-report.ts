@@ -7,6 +7,7 @@
  */
 import type { Report } from '../analysis/report';
 import type { RatingsReport } from '../analysis/ratings';
+import { planOptions } from '../analysis/analysis-plan';
 import { analyzeStudy, reportHeader, resolveSettings, type AnalysisSettings, type ReportHeader } from '../analysis/study-settings';
 import { liveBundle } from './bundle';
 import type { Db } from '../db/open';
@@ -29,8 +30,11 @@ interface Analysed extends LiveReport {
 function reportOf(rows: ExportRows): Analysed {
   const bundle = liveBundle(rows);
   const settings = resolveSettings(bundle.study);
-  const header = reportHeader(bundle, settings);
-  return { report: analyzeStudy(bundle, settings), rules: header.rules, header, settings };
+  // The plan's buckets and prior; never its bootstrap, which would hold the live figures for minutes
+  // on a large study (the header names that departure; `npm run analyze` runs it).
+  const options = { ...planOptions(bundle.study?.plan, {}), bootstrap: null };
+  const header = reportHeader(bundle, settings, options);
+  return { report: analyzeStudy(bundle, settings, options), rules: header.rules, header, settings };
 }
 
 /** The report's `ratings` section in the dashboard's words; the listeners below the correlation rule's threshold, lowest first. */

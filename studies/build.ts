@@ -5,6 +5,7 @@
  * A study that already has votes keeps its items and captions: a rebuild that would change
  * them is refused, with the advice to clone the study instead.
  */
+import { applyPlanEdit, freezePlanAtOpening } from './analysis-plan';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open';
 import { generateAttentionChecks, type AttentionCandidate, type GeneratedCheck, type Labels } from './attention';
@@ -443,7 +444,7 @@ function fingerprint(items: readonly PlannedItem[]): string {
  * same items → only the definition is updated (e.g. reworded instructions); different items →
  * replaced if nobody has voted yet, otherwise StudyLockedError.
  */
-export function writeStudy(db: Db, studyId: string, definition: StudyDefinition, plan: StudyPlan, now = new Date()): BuildAction {
+export function writeStudy(db: Db, studyId: string, definition: StudyDefinition, plan: StudyPlan, now = new Date(), planChangeReason?: string): BuildAction {
   const store = studyStore(db);
   // The study's own copy of its judge scores: the export reads these, so no other import can change them.
   const keepJudgeScores = () => store.replaceJudgeScores(studyId, plan.judgeScores);
@@ -466,6 +467,7 @@ export function writeStudy(db: Db, studyId: string, definition: StudyDefinition,
         // The study's own judge files may gain a run before anyone votes; after, the export stays as it was.
         if (votes === 0) keepJudgeScores();
         if (existing === json) return 'unchanged';
+        applyPlanEdit(db, studyId, definition, votes, at, planChangeReason);
         store.updateDefinition(studyId, definition.title, json, at);
         return 'definition updated';
       }
@@ -473,6 +475,7 @@ export function writeStudy(db: Db, studyId: string, definition: StudyDefinition,
       store.removeItems(studyId);
       insertItems();
       keepJudgeScores();
+      applyPlanEdit(db, studyId, definition, votes, at);
       store.updateDefinition(studyId, definition.title, json, at);
       return 'rebuilt';
     })
@@ -503,6 +506,7 @@ export function setStudyStatus(db: Db, studyId: string, to: StudyStatus, now = n
         const [wrong] = completionProblems(readStudyDefinition(db, studyId));
         if (wrong) throw new Error(`study ${studyId} cannot open: ${fieldName(wrong.path)}: ${wrong.message}; edit study.yaml and build again`);
       }
+      if (to === 'open') freezePlanAtOpening(db, studyId, readStudyDefinition(db, studyId), now.toISOString());
       store.setStatus(studyId, to, now.toISOString());
       return { from, to };
     })

@@ -93,6 +93,7 @@ describe('completion codes that cannot be wrong', () => {
       'Listener link:  http://127.0.0.1:4999/s/codes',
       'Prolific link:  http://127.0.0.1:4999/s/codes?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}',
       'MTurk link:     http://127.0.0.1:4999/s/codes',
+      expect.stringMatching(/^Analysis plan: {2}sha256:[0-9a-f]{64} \(frozen \d{4}-\d\d-\d\dT[\d:.]+Z; written to the export's study.json\)$/),
     ]);
   });
 

@@ -37,6 +37,8 @@ export interface LoadOptions extends RootOptions {
   /** Skip importing `sources:` (the manifest already holds them); they are still read to scope the study. */
   skipSources?: boolean;
   now?: Date;
+  /** Why an edit changes the analysis plan after the first vote (studies/analysis-plan.ts). */
+  planChangeReason?: string;
 }
 
 export interface BuildSummary {
@@ -186,7 +188,7 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   const store = studyStore(db);
   const action = db
     .transaction(() => {
-      const written = writeStudy(db, studyId, parsed.definition, plan, options.now);
+      const written = writeStudy(db, studyId, parsed.definition, plan, options.now, options.planChangeReason);
       const changed = changedCopies(db, audio);
       const votes = store.votes(studyId);
       if (changed > 0 && votes > 0) throw new StudyAudioLockedError(studyId, votes, changed);

@@ -112,6 +112,22 @@ function createStudyStore(db: Db) {
       WHERE me.id = :listener AND me.study_id = :study AND json_extract(me.external, :path) IS NOT NULL`,
   ).pluck();
 
+  const analysisPlan = db.prepare<[string], { hash: string; settings: string; frozenAt: string }>(
+    'SELECT hash, settings, frozen_at AS frozenAt FROM analysis_plans WHERE study_id = ?',
+  );
+  const writeAnalysisPlan = db.prepare<[string, string, string, string]>(
+    `INSERT INTO analysis_plans (study_id, hash, settings, frozen_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (study_id) DO UPDATE SET hash = excluded.hash, settings = excluded.settings, frozen_at = excluded.frozen_at`,
+  );
+  const updateAnalysisPlan = db.prepare<[string, string, string]>('UPDATE analysis_plans SET hash = ?, settings = ? WHERE study_id = ?');
+  const analysisPlanChanges = db.prepare<[string], { at: string; reason: string; fromHash: string; toHash: string; changed: string }>(
+    'SELECT at, reason, from_hash AS fromHash, to_hash AS toHash, changed FROM analysis_plan_changes WHERE study_id = ? ORDER BY seq',
+  );
+  const recordPlanChange = db.prepare<[{ study: string; at: string; reason: string; fromHash: string; toHash: string; changed: string }]>(
+    `INSERT INTO analysis_plan_changes (study_id, seq, at, reason, from_hash, to_hash, changed)
+       VALUES (:study, (SELECT count(*) FROM analysis_plan_changes WHERE study_id = :study), :at, :reason, :fromHash, :toHash, :changed)`,
+  );
+
   const manifestUtterances = db.prepare<[], ManifestUtterance>(
     `SELECT u.id, u.corpus, u.clip_id AS clipId, u.labels AS utteranceLabels, c.labels AS clipLabels
        FROM utterances u LEFT JOIN clips c ON c.id = u.clip_id`,
@@ -131,6 +147,15 @@ function createStudyStore(db: Db) {
     updateDefinition: (studyId: string, title: string, definitionJson: string, at: string): void =>
       void updateDefinition.run(title, definitionJson, at, studyId),
     setStatus: (studyId: string, to: StudyStatus, at: string): void => void setStatus.run(to, at, studyId),
+    /** The study's analysis plan (studies/analysis-plan.ts); undefined: not frozen. */
+    analysisPlan: (studyId: string) => analysisPlan.get(studyId),
+    /** Freezes the plan (again): its settings and hash as of `at`. */
+    writeAnalysisPlan: (studyId: string, hash: string, settings: string, at: string): void => void writeAnalysisPlan.run(studyId, hash, settings, at),
+    /** The plan as a recorded change leaves it (its freezing time stays). */
+    updateAnalysisPlan: (studyId: string, hash: string, settings: string): void => void updateAnalysisPlan.run(hash, settings, studyId),
+    analysisPlanChanges: (studyId: string) => analysisPlanChanges.all(studyId),
+    recordPlanChange: (studyId: string, change: { at: string; reason: string; fromHash: string; toHash: string; changed: string }): void =>
+      void recordPlanChange.run({ study: studyId, ...change }),
     /** How many votes the study's items hold: any locks its items. */
     votes: (studyId: string): number => votes.get(studyId)!,
 

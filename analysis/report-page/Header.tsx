@@ -21,11 +21,31 @@ export function ReportHeader({ header }: { header?: Header }) {
             {`. Exported ${header.exportedAt ? when(header.exportedAt) : 'at an unknown time (no study.json)'}.`}
           </p>
           <p data-header="rules">{`Exclusion rules in force: ${header.rules.map((r) => r.description).join('; ')}.`}</p>
+          <PlanLines plan={header.plan} />
         </>
       )}
       <p className="muted">
         {header ? 'Definitions follow the Earmark analysis specification (docs/analysis-spec.md). Intervals are 95%.' : 'Definitions follow the Earmark analysis specification. Intervals are 95%.'}
       </p>
     </header>
+  );
+}
+
+/** The frozen analysis plan: its hash, its recorded changes with their reasons, and this analysis's departures from it. */
+function PlanLines({ plan }: { plan: Header['plan'] }) {
+  if (!plan) return <p data-header="plan">No frozen analysis plan (the study was not opened in this version of Earmark, or the bundle has no study.json).</p>;
+  return (
+    <>
+      <p data-header="plan">
+        {'Analysis plan '}<code>{plan.hash}</code>{`, frozen ${when(plan.frozenAt)}; `}
+        {plan.changes.length === 0 ? 'no recorded change' : `${plan.changes.length} recorded change${plan.changes.length === 1 ? '' : 's'}`}
+        {plan.deviations.length === 0 ? '; this analysis follows it.' : `; this analysis departs from it: ${plan.deviations.join('; ')}.`}
+      </p>
+      {plan.changes.length > 0 && (
+        <ul data-header="plan-changes">
+          {plan.changes.map((c) => <li key={c.toHash + c.at}>{`${when(c.at)}: ${c.changed.join('; ')} — reason: ${c.reason}`}</li>)}
+        </ul>
+      )}
+    </>
   );
 }

@@ -288,6 +288,8 @@ export function StudyPage({ id }: { id: string }) {
     keepDraft(id, yaml !== detail.yaml ? { yaml, base: restored?.base ?? detail.yaml } : null);
   }, [id, yaml, detail, restored]);
 
+  // Why an edit after the first vote changes the analysis plan: recorded with it (analysis.planChanges: record).
+  const [planReason, setPlanReason] = useState('');
   const run = async (label: string, work: () => Promise<void>) => {
     setBusy(label);
     setError(null);
@@ -300,7 +302,7 @@ export function StudyPage({ id }: { id: string }) {
     }
   };
   const saveIfChanged = async () => {
-    if (detail && yaml !== detail.yaml) show(await studio.save(id, yaml));
+    if (detail && yaml !== detail.yaml) show(await studio.save(id, yaml, planReason.trim() || undefined));
   };
   const validate = () => run('validate', async () => (await saveIfChanged(), setReport(await studio.validate(id))));
   const build = () => run('build', async () => (await saveIfChanged(), setReport(await studio.build(id)), show(await studio.get(id))));
@@ -350,6 +352,12 @@ export function StudyPage({ id }: { id: string }) {
             assignmentId and hitId itself (list them under <code>linkParameters</code> to record them).
           </p>
         </div>
+        <p className="muted small" data-testid="analysis-plan">
+          {detail.plan
+            ? <>Analysis plan <code>{detail.plan.hash.slice(0, 19)}…</code> frozen {new Date(detail.plan.frozenAt).toLocaleString()}
+                {detail.plan.changes.length > 0 ? `; ${detail.plan.changes.length} recorded change${detail.plan.changes.length === 1 ? '' : 's'}` : '; unchanged'} (written to study.json and checked by the report).</>
+            : 'The analysis plan (exclusion rules, thresholds, buckets, bootstrap) is frozen when the study opens.'}
+        </p>
       </section>
 
       {detail.built && <Dashboard study={id} />}
@@ -395,7 +403,13 @@ export function StudyPage({ id }: { id: string }) {
           </p>
         )}
         {locked && detail.editable && (
-          <p className="callout">Listeners have voted: wording edits are applied at once, but changes to items or captions are refused — clone the study for those.</p>
+          <>
+            <p className="callout">Listeners have voted: wording edits are applied at once, but changes to items or captions are refused — clone the study for those. A change to the analysis plan is refused, or, with <code>analysis.planChanges: record</code>, recorded with the reason below.</p>
+            <label className="row">
+              Reason for changing the analysis plan
+              <input value={planReason} onChange={(e) => setPlanReason(e.target.value)} aria-label="reason for changing the analysis plan" />
+            </label>
+          </>
         )}
         {error !== null && <Problems problems={definitionProblems(error)} message={errorText(error)} />}
         {report && <BuildSummary report={report} />}

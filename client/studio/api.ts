@@ -53,7 +53,7 @@ export const studio = {
   templates: () => authed<{ templates: StudyTemplate[] }>('GET', '/api/studio/templates'),
   create: (body: { name: string; yaml?: string; template?: string }) => authed<StudyDetail>('POST', '/api/studio/studies', body),
   get: (id: string) => authed<StudyDetail>('GET', study(id)),
-  save: (id: string, yaml: string) => authed<StudyDetail>('PUT', `${study(id)}/definition`, { yaml }),
+  save: (id: string, yaml: string, reason?: string) => authed<StudyDetail>('PUT', `${study(id)}/definition`, reason ? { yaml, reason } : { yaml }),
   upload: (id: string, kind: StudyFileKind, name: string, content: string, replace = false) =>
     authed<StudyFiles>('POST', `${study(id)}/files`, { kind, name, content, replace }),
   uploadAudio: (id: string, body: UploadAudioBody) => authed<StudyFiles>('POST', `${study(id)}/audio`, body),

@@ -20,8 +20,9 @@ import { commandLine, HelpRequested, UsageError } from './args';
 import { studyRepository } from '../store/studies';
 import { listenerLinks, serverOrigin } from '../listener-links';
 import { readStudyDefinition } from '../../studies/settings';
+import { readAnalysisPlan } from '../../studies/analysis-plan';
 
-const USAGE = 'usage: npm run study -- list | validate|build|open|pause|close|export <name> [--data <data dir>] [--corpora <dir>:<dir>] [--host <address> --port <n>: the links open prints]';
+const USAGE = 'usage: npm run study -- list | validate|build|open|pause|close|export <name> [--data <data dir>] [--corpora <dir>:<dir>] [--host <address> --port <n>: the links open prints] [--reason <text>: build, why the analysis plan changes after the first vote]';
 const STUDIES_DIR = fileURLToPath(new URL('../../studies/', import.meta.url));
 
 function folderOf(name: string, dataDir: string): string {
@@ -60,7 +61,7 @@ function exportBundle(studyId: string, dir: string | undefined, config: Config):
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = commandLine(argv, { data: SERVER_OPTIONS.data, corpora: SERVER_OPTIONS.corpora, host: SERVER_OPTIONS.host, port: SERVER_OPTIONS.port });
+    parsed = commandLine(argv, { data: SERVER_OPTIONS.data, corpora: SERVER_OPTIONS.corpora, host: SERVER_OPTIONS.host, port: SERVER_OPTIONS.port, reason: { type: 'string' } });
   } catch (error) {
     if (error instanceof HelpRequested) {
       console.log(USAGE);
@@ -99,7 +100,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'build': {
-        const { summary } = await loadStudyDir(db, studyDir(name), roots);
+        const { summary } = await loadStudyDir(db, studyDir(name), { ...roots, planChangeReason: parsed.values.reason as string | undefined });
         console.log(formatBuildSummary(summary));
         return 0;
       }
@@ -116,6 +117,8 @@ export async function main(argv: string[]): Promise<number> {
           console.log(`Listener link:  ${links.plain}`);
           if (links.prolific !== links.plain) console.log(`Prolific link:  ${links.prolific}`);
           console.log(`MTurk link:     ${links.mturk}`);
+          const plan = readAnalysisPlan(db, studyId)!;
+          console.log(`Analysis plan:  ${plan.hash} (frozen ${plan.frozenAt}; written to the export's study.json)`);
         }
         return 0;
       }

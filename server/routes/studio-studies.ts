@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadAudioBody, UploadStudyFileBody, UseUploadedSourcesBody, AUDIO_UPLOAD_BYTES } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
 import { countItemKinds, type ItemKind } from '../../contract/constants';
-import { conflict, HttpError, notFound } from '../errors';
+import { conflict, HttpError, invalidRequest, notFound } from '../errors';
 import { listenerLinks } from '../listener-links';
 import { liveRepository } from '../store/live';
 import { sourcesFromUploads, studyFolders, studyTemplates, unreadableUpload } from '../store/study-folders';
@@ -13,6 +13,7 @@ import { setStudyStatus, StudyLockedError } from '../../studies/build';
 import { describeMaterial, loadStudyDir, validateStudyDir, type BuildSummary } from '../../studies/load';
 import { parseStudyYaml, StudyDefinitionError } from '../../studies/parse';
 import { readStudyDefinition } from '../../studies/settings';
+import { PlanFrozenError, readAnalysisPlan } from '../../studies/analysis-plan';
 import { describeStudyLoudness, type StudyAudioSummary } from '../../audio-manifest/served';
 
 const StudyParams = z.object({ study: StudyId });
@@ -42,6 +43,11 @@ function lockedError(error: StudyLockedError, studyId: string): HttpError {
     'study_locked',
     `study ${studyId} already has ${error.votes} vote${error.votes === 1 ? '' : 's'}, so its items and captions cannot change. Clone it (the Clone button, or POST /api/studio/studies/${studyId}/clone) and edit the clone; wording-only changes are still saved.`,
   );
+}
+
+/** A plan edit after the first vote: refused (409), or, where the study records changes, asking for the reason (400). */
+function planFrozenError(error: PlanFrozenError): HttpError {
+  return error.recordable ? invalidRequest('reason', error.message) : conflict('plan_frozen', error.message);
 }
 
 type Validated = Omit<BuildSummary, 'action' | 'status' | 'audio'> & { action: 'validated'; status: null };
@@ -89,6 +95,10 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
 
   const hasVotes = (studyId: string) => live.votesPerItem(studyId).some((i) => i.votes > 0);
 
+  const planOf = (studyId: string): StudyDetail['plan'] => {
+    const plan = readAnalysisPlan(app.db, studyId);
+    return plan && { hash: plan.hash, frozenAt: plan.frozenAt, changes: plan.changes };
+  };
   const detail = (studyId: string, request: FastifyRequest): StudyDetail => {
     const summary = app.store.studies.list().find((s) => s.id === studyId);
     const editable = folders.exists(studyId);
@@ -117,6 +127,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
       itemsByKind: live.itemsByKind(studyId),
       links: listenerLinks(originOf(request), studyId, recorded),
       undo: editable ? folders.lastChange(studyId) : null,
+      plan: planOf(studyId),
     };
   };
 
@@ -173,9 +184,9 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
         await serially(study, async () => {
           folders.writeYaml(study, request.body.yaml);
           if (!hasVotes(study)) return;
-          // Votes exist: apply the edit now if it keeps items and captions, else take it back.
+          // Votes exist: apply the edit now if it keeps items, captions and the frozen plan (or records the plan's change), else take it back.
           try {
-            await loadStudyDir(app.db, folders.dir(study), roots);
+            await loadStudyDir(app.db, folders.dir(study), { ...roots, planChangeReason: request.body.reason });
           } catch (error) {
             folders.undo(study);
             throw error;
@@ -184,6 +195,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
       } catch (error) {
         if (error instanceof StudyDefinitionError) return definitionError(reply, error);
         if (error instanceof StudyLockedError) throw lockedError(error, study);
+        if (error instanceof PlanFrozenError) throw planFrozenError(error);
         throw error;
       }
       return detail(study, request);
@@ -279,6 +291,7 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
       } catch (error) {
         if (error instanceof StudyDefinitionError) return definitionError(reply, error);
         if (error instanceof StudyLockedError) throw lockedError(error, study);
+        if (error instanceof PlanFrozenError) throw planFrozenError(error);
         throw error;
       }
     },

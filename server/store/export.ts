@@ -1,3 +1,4 @@
+import { readAnalysisPlan, type AnalysisPlan } from '../../studies/analysis-plan';
 import type { Db } from '../../db/open';
 import { StudyDefinition } from '../../contract/study-definition';
 import type { AnswerValue } from '../../contract/questionnaire';
@@ -63,6 +64,8 @@ export interface ExportRows<Votes extends Iterable<ExportVote> = ExportVote[]> {
   votes: Votes;
   judgeScores: ExportJudgeScore[];
   listeners: ExportListener[];
+  /** the study's analysis plan with its recorded changes; null: never opened, or opened before plans existed */
+  plan?: AnalysisPlan | null;
 }
 
 /** The stored screening JSON as listeners.csv's outcome; null when the check never reported. */
@@ -119,6 +122,7 @@ export function exportRepository(db: Db) {
       comments: l.comments,
       answers: listenerAnswers(l.id),
     })),
+    plan: readAnalysisPlan(db, studyId),
   });
   return {
     rows: db.transaction((studyId: string): ExportRows => read(studyId, [...parsedVotes(studyId)])),

@@ -7,7 +7,9 @@
 import { z } from 'zod';
 import { TrialClip } from '../../contract/trials/clip';
 import { Text, UtteranceFilter, UtteranceId } from '../../contract/study-items';
-import { TAG_PRESET_NAMES, TAG_PRESETS } from './presets';
+import { expandAttributes, TAG_PRESET_NAMES, TAG_PRESETS } from './attributes';
+
+export { givesKnownTag, knownTagText, parseKnownTag } from './attributes';
 
 const Name = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'an attribute name is a letter, then letters, digits, _ or - (it is a column value in annotations.csv)');
 // "=" separates attribute and value in an attention check's expected answer (items.csv), so no value holds one.
@@ -60,9 +62,7 @@ export const TagsSettings = z
 export type TagsSettings = z.infer<typeof TagsSettings>;
 
 /** The study's attributes with every preset expanded, in the order declared. */
-export function tagsAttributes(settings: { attributes: TagsSettings['attributes'] }): TagsAttribute[] {
-  return settings.attributes.flatMap((a) => (typeof a === 'string' ? TAG_PRESETS[a].map((p) => ({ ...p, values: [...p.values] })) : [a]));
-}
+export const tagsAttributes = (settings: { attributes: TagsSettings['attributes'] }): TagsAttribute[] => expandAttributes(settings.attributes);
 
 /** An attribute as the listener sees it (no manifest label key). */
 export const TrialAttribute = z.object({ name: z.string(), mode: z.enum(['single', 'multi']), values: z.array(z.string()), hints: z.record(z.string(), z.string()) });
@@ -104,14 +104,3 @@ export const TAGS_ITEM_CONFIG = {
   practice: z.array(KnownTag).default([]),
 };
 
-/** An attention item's expected answer as items.csv writes it: `attribute=value`. */
-export const knownTagText = (attribute: string, value: string): string => `${attribute}=${value}`;
-export function parseKnownTag(expected: string): { attribute: string; value: string } | null {
-  const at = expected.indexOf('=');
-  return at <= 0 ? null : { attribute: expected.slice(0, at), value: expected.slice(at + 1) };
-}
-/** Whether an answer gives the known value (single: is it; multi: contains it). */
-export const givesKnownTag = (tags: Readonly<Record<string, readonly string[]>>, expected: string): boolean => {
-  const known = parseKnownTag(expected);
-  return known !== null && (tags[known.attribute] ?? []).includes(known.value);
-};

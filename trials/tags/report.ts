@@ -17,7 +17,7 @@ import { perValueAlpha, type ValueAgreement } from '../../analysis/stats/per-val
 import { multiMajority, singleMajority } from '../../analysis/stats/label-majority';
 import { cohenKappa } from '../../analysis/stats/cohen-kappa';
 import { dawidSkene } from '../../analysis/stats/dawid-skene';
-import { parseKnownTag, tagsAttributes, TagsSettings } from './contract';
+import { expandAttributes, parseKnownTag, type DeclaredAttribute } from './attributes';
 
 /** The columns of annotations.csv and metadata.csv (analysis-spec §5.5), the export's and the reader's. */
 export const ANNOTATION_COLUMNS = ['item_id', 'listener_id', 'attribute', 'value'] as const;
@@ -125,8 +125,9 @@ interface Declared {
 
 /** The attributes: study.json's `trial` where it declares them, else those the answers use (multi where any answer gives ≠ 1 value). */
 function declaredAttributes(bundle: Bundle, answers: readonly KindAnswer<TagsRow>[]): Declared[] {
-  const trial = TagsSettings.safeParse(bundle.study?.trial);
-  if (trial.success) return tagsAttributes(trial.data);
+  // study.json's `trial` is the study's validated `trial:` (contract.ts TagsSettings).
+  const trial = bundle.study?.trial as { kind: string; attributes?: (DeclaredAttribute | string)[] } | undefined;
+  if (trial?.kind === 'tags' && Array.isArray(trial.attributes)) return expandAttributes(trial.attributes as Parameters<typeof expandAttributes>[0]);
   const seen = new Map<string, { values: Set<string>; multi: boolean }>();
   for (const answer of answers) {
     const counts = new Map<string, number>();

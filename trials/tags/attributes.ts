@@ -1,4 +1,8 @@
 /**
+ * What every layer of the tags kind shares about attributes, without zod (the analysis reads it
+ * too: trials/tags/report.ts): the presets, their expansion, and the `attribute=value` form of a
+ * certain label (an attention check's expected answer).
+ *
  * The attribute presets a tags study may name instead of declaring an attribute (analysis-spec
  * §5.5), each with the manifest label it is checked against (`metadata`: the utterance's label key
  * as the importers write it). Copied into the project so that nothing reads ../shared at run time:
@@ -13,12 +17,17 @@
  *   `gender`, `pitch`, `speaking_rate`, ParaSpeechCaps' bins). Its fourth basic tag, `noise`, is
  *   left out: its bins are not all known from the material the project has.
  */
-/** A preset attribute: as declared in study.yaml, with the manifest label it is checked against. */
-interface PresetAttribute {
+/** An attribute as study.yaml declares it (contract.ts TagsAttribute checks it), with the manifest label it is checked against. */
+export interface DeclaredAttribute {
   name: string;
   mode: 'single' | 'multi';
+  values: string[];
+  hints?: Record<string, string>;
+  metadata?: string;
+}
+
+interface PresetAttribute extends Omit<DeclaredAttribute, 'values'> {
   values: readonly string[];
-  metadata: string;
 }
 
 export const TAG_PRESETS = {
@@ -56,3 +65,22 @@ export const TAG_PRESETS = {
 
 export type TagPreset = keyof typeof TAG_PRESETS;
 export const TAG_PRESET_NAMES = Object.keys(TAG_PRESETS) as [TagPreset, ...TagPreset[]];
+
+/** The study's attributes with every preset expanded, in the order declared. */
+export function expandAttributes(attributes: readonly (TagPreset | DeclaredAttribute)[]): DeclaredAttribute[] {
+  return attributes.flatMap((a) => (typeof a === 'string' ? TAG_PRESETS[a].map((p) => ({ ...p, values: [...p.values] })) : [a]));
+}
+
+/** An attention item's expected answer as items.csv writes it: `attribute=value`. */
+export const knownTagText = (attribute: string, value: string): string => `${attribute}=${value}`;
+
+export function parseKnownTag(expected: string): { attribute: string; value: string } | null {
+  const at = expected.indexOf('=');
+  return at <= 0 ? null : { attribute: expected.slice(0, at), value: expected.slice(at + 1) };
+}
+
+/** Whether an answer gives the known value (single: is it; multi: contains it). */
+export const givesKnownTag = (tags: Readonly<Record<string, readonly string[]>>, expected: string): boolean => {
+  const known = parseKnownTag(expected);
+  return known !== null && (tags[known.attribute] ?? []).includes(known.value);
+};

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { TrialClip } from '../../contract/trials/clip';
 import { Text, UtteranceFilter, UtteranceId } from '../../contract/study-items';
-import { expandAttributes, TAG_PRESET_NAMES, TAG_PRESETS } from './attributes';
+import { expandAttributes, TAG_PRESET_NAMES, TAG_PRESETS, type TagPreset } from './attributes';
 
 export { givesKnownTag, knownTagText, parseKnownTag } from './attributes';
 
@@ -39,7 +39,12 @@ export const TagsAttribute = z
   });
 export type TagsAttribute = z.infer<typeof TagsAttribute>;
 
-const Preset = z.enum(TAG_PRESET_NAMES, { message: `a preset is one of ${TAG_PRESET_NAMES.join(', ')}, or declare the attribute: { name, mode: single|multi, values: [...] }` });
+// A string checked by refine (not an enum): the union then reports this message, not "Invalid input".
+const Preset = z
+  .string()
+  .refine((s) => (TAG_PRESET_NAMES as readonly string[]).includes(s), { message: `a preset is one of ${TAG_PRESET_NAMES.join(', ')}; or declare the attribute: { name, mode: single|multi, values: [...] }` })
+  .describe(`an attribute preset: ${TAG_PRESET_NAMES.join(', ')}`);
+
 
 /** study.yaml `trial:` for a tags study: attributes declared or by preset, each name once. */
 export const TagsSettings = z
@@ -53,7 +58,7 @@ export const TagsSettings = z
   .superRefine((s, ctx) => {
     const seen = new Set<string>();
     s.attributes.forEach((a, i) => {
-      for (const attribute of typeof a === 'string' ? TAG_PRESETS[a] : [a]) {
+      for (const attribute of typeof a === 'string' ? (TAG_PRESETS[a as TagPreset] ?? []) : [a]) {
         if (seen.has(attribute.name)) ctx.addIssue({ code: 'custom', path: ['attributes', i], message: `attribute "${attribute.name}" is declared twice: name each attribute once` });
         seen.add(attribute.name);
       }
@@ -62,7 +67,8 @@ export const TagsSettings = z
 export type TagsSettings = z.infer<typeof TagsSettings>;
 
 /** The study's attributes with every preset expanded, in the order declared. */
-export const tagsAttributes = (settings: { attributes: TagsSettings['attributes'] }): TagsAttribute[] => expandAttributes(settings.attributes);
+export const tagsAttributes = (settings: { attributes: TagsSettings['attributes'] }): TagsAttribute[] =>
+  expandAttributes(settings.attributes as (TagPreset | TagsAttribute)[]);
 
 /** An attribute as the listener sees it (no manifest label key). */
 export const TrialAttribute = z.object({ name: z.string(), mode: z.enum(['single', 'multi']), values: z.array(z.string()), hints: z.record(z.string(), z.string()) });

@@ -25,6 +25,8 @@ import { writeStudyBundle } from '../../server/bundle';
 import { readBundle } from '../../analysis/bundle';
 import { analyze } from '../../analysis/report';
 import type { AnnotationSection } from './report';
+import { readStudyYaml } from '../../studies/parse';
+import { tagsAttributes } from './contract';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,6 +68,17 @@ beforeAll(async () => {
   setStudyStatus(server.app.db, studyId, 'open');
 });
 afterAll(() => server?.close());
+
+describe('the tags templates', () => {
+  it('parse, and expand their presets into the attributes a listener answers', () => {
+    const attributes = (name: string) => {
+      const def = readStudyYaml(fileURLToPath(new URL(`../../studies/templates/${name}.yaml`, import.meta.url))).definition;
+      return def.trial.kind === 'tags' ? tagsAttributes(def.trial).map((a) => `${a.name}:${a.mode}:${a.values.length}:${a.metadata}`) : [];
+    };
+    expect(attributes('ravdess-emotion-tags')).toEqual(['emotion:single:8:emotion', 'intensity:single:2:intensity']);
+    expect(attributes('psc-style-tags')).toEqual(['gender:single:2:gender', 'pitch:single:3:pitch', 'speaking_rate:single:3:speaking_rate', 'intrinsic:multi:32:intrinsic_tags']);
+  });
+});
 
 describe('a tags study refused at validate', () => {
   it('an attribute with no values', async () => {

@@ -6,7 +6,7 @@
  * by aria-describedby. The inputs unlock once the study's listening requirement is met
  * (must-listen), and Confirm once every attribute is answered. Native inputs give the keyboard
  * (Tab between groups, arrows within a radio group, Space on a checkbox) and the screen reader
- * their usual behaviour.
+ * their usual behaviour; Enter on an option confirms once every attribute is answered.
  */
 import { useMemo, useState } from 'react';
 import type { ListeningRecord } from '../../client/lib/listening';
@@ -65,7 +65,18 @@ export function TagsTrial(props: TrialProps<TagsSpec, TagsResponse>) {
         feedback: (fb) => (fb.correct ? w.correct : w.wrong),
       }}
     >
-      <div className="tags-attributes" role="group" aria-label={w.labels}>
+      {/* Enter on an option confirms, as in a form (the screen's own Enter leaves inputs alone). */}
+      <div
+        className="tags-attributes"
+        role="group"
+        aria-label={w.labels}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.repeat && e.target instanceof HTMLInputElement) {
+            e.preventDefault();
+            t.confirm();
+          }
+        }}
+      >
         {spec.attributes.map((a) => (
           <fieldset key={a.name} className="tags-attribute" disabled={disabled}>
             <legend>

@@ -53,9 +53,10 @@ export function looksLikeZip(head: Uint8Array): boolean {
   return head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5) && (head[3] === 4 || head[3] === 6);
 }
 
-/** The files a bundle may hold (analysis-spec §1, §5): the spec's and each registered kind's answers file; a zip's other files are never unpacked. */
+/** The files a bundle may hold (analysis-spec §1, §5): the spec's, each registered kind's answers file and its file of item facts; a zip's other files are never unpacked. */
 const bundleFiles = (): Set<string> => new Set([
   'items.csv', 'votes.csv', 'judge_scores.csv', 'listeners.csv', 'ratings.csv', 'stimuli.csv', 'study.json', ...ANALYSIS_KINDS.map((k) => k.file),
+  ...ANALYSIS_KINDS.flatMap((k) => (k.facts ? [k.facts.file] : [])),
 ]);
 
 /**

@@ -8,7 +8,7 @@ import { cellText, CSV_PARSE_OPTIONS, CsvSplitter, csvLines, NeedsFullParser, re
 import { StudySettings } from './study-settings';
 import { BundleError } from './bundle-error';
 import { ANALYSIS_KINDS, analysisKind } from './kinds/index';
-import type { AnalysisKind, AnswerCells, ItemCells, KindAnswer } from './kinds/types';
+import type { AnalysisKind, AnswerCells, ItemCells, KindAnswer, KindFact } from './kinds/types';
 
 export { BundleError };
 
@@ -182,6 +182,8 @@ export interface Bundle {
   kindAnswers: Record<string, KindAnswer<unknown>[]>;
   /** stimuli.csv's rows; null when the bundle has none */
   stimuli: BundleStimulus[] | null;
+  /** The rows of each registered kind's file of item facts (`kind.facts`, e.g. metadata.csv) the bundle holds, by file name. */
+  kindFacts?: Record<string, KindFact[]>;
 }
 
 export interface ReadBundleOptions {
@@ -487,6 +489,7 @@ export class BundleBuilder {
   private study: StudySettings | null = null;
   private readonly skipped: SkippedRows = { count: 0, by_reason: {} };
   private ratings: RatingColumns | null = null;
+  private readonly kindFacts: Record<string, KindFact[]> = {};
   private readonly kindAnswers = new Map<string, { answers: KindAnswer<unknown>[]; byKey: Map<number, { answer: KindAnswer<unknown>; parts: Set<string> }> }>();
   private stimuli: BundleStimulus[] | null = null;
   private readonly stimulusSlots = new Map<string, Set<string>>();
@@ -562,6 +565,21 @@ export class BundleBuilder {
     answer.parts.add(part);
     answer.answer.rows.push(row);
     return true;
+  }
+
+  /** A row of a kind's file of item facts (`kind.facts`): its item must be one of the kind's. */
+  addKindFact(kind: AnalysisKind<unknown, unknown>, file: string, columns: readonly string[], cells: AnswerCells, line = 0): boolean {
+    const item = this.itemIndex.get(cells.item_id);
+    const refuse = (problem: string, reason: string) => this.reject(new BundleError(file, line, columnName(columns, 'item_id'), problem, reason));
+    if (item === undefined) return refuse(`unknown item_id "${cells.item_id}" (not in items.csv)`, 'unknown item_id');
+    if (this.items[item].kind !== kind.kind) return refuse(`item "${cells.item_id}" is a ${itemKind(this.items[item])} item (items.csv): ${file} describes ${kind.kind} items`, `fact on a non-${kind.kind} item`);
+    (this.kindFacts[file] ??= []).push({ item, cells, line });
+    return true;
+  }
+
+  /** The kind's file of item facts exists, even if it lists nothing. */
+  hasKindFacts(file: string): void {
+    this.kindFacts[file] ??= [];
   }
 
   /** A row of stimuli.csv: a stimulus of a known item, each slot of an item once. */
@@ -730,6 +748,7 @@ export class BundleBuilder {
       items: this.items, listeners: this.listeners, votes, judgeScores: this.judgeScores, skipped: this.skipped,
       listenerTable: this.listenerTable, study: this.study, ratings, ties,
       kindAnswers: Object.fromEntries([...this.kindAnswers].map(([kind, a]) => [kind, a.answers])), stimuli: this.stimuli,
+      ...(Object.keys(this.kindFacts).length > 0 && { kindFacts: this.kindFacts }),
     };
   }
 }
@@ -811,8 +830,16 @@ function rowHandlers(builder: BundleBuilder): Record<BundleFile | 'stimuli.csv',
     for (const column of kind.columns) cells[column] = fields[at[column]].trim();
     builder.addKindRow(kind, cells, line);
   }]));
+  // Each registered kind's file of item facts, likewise.
+  const factFiles = Object.fromEntries(ANALYSIS_KINDS.flatMap((kind): [KindFile, RowHandler][] => kind.facts ? [[kind.facts.file, (fields, at, line) => {
+    const { file, columns } = kind.facts!;
+    const cells: Record<string, string> = {};
+    for (const column of columns) cells[column] = fields[at[column]].trim();
+    builder.addKindFact(kind, file, columns, cells, line);
+  }]] : []));
   return {
     ...kindFiles,
+    ...factFiles,
     'stimuli.csv': (fields, at, line) => {
       const r = stimulusRow.safeParse(rowObject(fields, at));
       if (!r.success) return builder.reject(zodError('stimuli.csv', line, r.error, STIMULI_COLUMNS));
@@ -901,6 +928,7 @@ export function buildBundle(records: BundleToWrite, options: ReadBundleOptions =
   for (const [file, table] of Object.entries(bundleTables(records)) as [WrittenFile, Table][]) {
     if (file === 'listeners.csv') builder.hasListeners();
     if (file === 'stimuli.csv') builder.hasStimuli();
+    if (ANALYSIS_KINDS.some((k) => k.facts?.file === file)) builder.hasKindFacts(file);
     const onRow = handle[file];
     if (!onRow) throw new BundleError(file, 0, null, `no registered kind has this answers file (kinds: ${ANALYSIS_KINDS.map((k) => `${k.kind} → ${k.file}`).join(', ') || 'none'})`, 'unknown file');
     const at = Object.fromEntries(table.header.map((c, i) => [c, i]));
@@ -960,6 +988,11 @@ async function readBundleWith(dir: string, options: ReadBundleOptions, fast: boo
     if (!existsSync(join(dir, kind.file))) continue;
     builder.expectKind(kind);
     await readCsv(dir, kind.file, kind.columns, builder, handle[kind.file]!, [], fast);
+  }
+  for (const kind of ANALYSIS_KINDS) {
+    if (!kind.facts || !existsSync(join(dir, kind.facts.file))) continue;
+    builder.hasKindFacts(kind.facts.file);
+    await readCsv(dir, kind.facts.file, kind.facts.columns, builder, handle[kind.facts.file]!, [], fast);
   }
   return builder.build();
 }
@@ -1092,6 +1125,15 @@ export interface BundleToWrite {
   stimuli?: Iterable<BundleStimulus>;
   /** the answers of registered kinds (analysis/kinds), one entry per answers file, written after the spec's files */
   answerFiles?: readonly KindRowsToWrite[];
+  /** registered kinds' files of item facts (`kind.facts`, e.g. metadata.csv): their columns only, no app columns */
+  factFiles?: readonly KindFactsToWrite[];
+}
+
+/** A kind's file of item facts as the app exports it. */
+export interface KindFactsToWrite {
+  file: KindFile;
+  columns: readonly string[];
+  rows: Iterable<Readonly<Record<string, string | number | null>>>;
 }
 
 /** A registered kind's answers file as the app exports it: the kind's columns, then extraVoteColumns. */
@@ -1146,6 +1188,7 @@ function bundleTables(bundle: BundleToWrite): Record<string, Table> & Record<'it
     ...Object.fromEntries((bundle.answerFiles ?? []).map((f) => [f.file, { header: [...f.columns, ...extra], rows: map(f.rows, (r) => [
       ...f.columns.map((c) => r.cells[c] ?? ''), ...extra.map((c) => r.extra?.[c] ?? ''),
     ]) }])),
+    ...Object.fromEntries((bundle.factFiles ?? []).map((f) => [f.file, { header: f.columns, rows: map(f.rows, (r) => f.columns.map((c) => r[c] ?? '')) }])),
   };
 }
 

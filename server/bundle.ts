@@ -1,6 +1,6 @@
 import {
   buildBundle, bundleFileChunks, bundleTexts, writeBundle, type Bundle, type BundleStimulus, type BundleTexts, type BundleToWrite, type BundleVote,
-  type KindRowsToWrite, type RatingToWrite,
+  type KindFactsToWrite, type KindRowsToWrite, type RatingToWrite,
 } from '../analysis/bundle';
 import type { StudySettings } from '../analysis/study-settings';
 import { planSettings } from '../studies/analysis-plan';
@@ -95,6 +95,14 @@ function answerFiles(rows: Rows): KindRowsToWrite[] {
   }));
 }
 
+/** The study's kind's file of item facts (tags: metadata.csv), one row per fact of each item; none for other kinds. */
+function factFiles(rows: Rows): KindFactsToWrite[] {
+  const to = trialKinds[rows.definition.trial.kind].answers;
+  if (!isKindAnswerFile(to) || !to.facts) return [];
+  const { file, columns, rows: factsOf } = to.facts;
+  return [{ file, columns, rows: rows.items.flatMap((i) => factsOf(i)) }];
+}
+
 /**
  * stimuli.csv (analysis-spec §5.3): the stimuli of every item with more than two, and of every
  * item when the study's kind asks for them; null when there are none to write.
@@ -112,6 +120,7 @@ function toBundle(rows: Rows, view: ExportView = RESEARCHER, exportedAt = new Da
   const links = rows.definition.linkParameters;
   const questions = rows.definition.questions;
   const files = answerFiles(rows);
+  const facts = factFiles(rows);
   const stimuli = stimuliOf(rows);
   const comments = rows.definition.comments ? ['comments'] : [];
   const identifying = (external: Record<string, string>) => {
@@ -125,6 +134,7 @@ function toBundle(rows: Rows, view: ExportView = RESEARCHER, exportedAt = new Da
     votes: answersIn<BundleVote>(rows, 'votes.csv'),
     ...(trialKinds[rows.definition.trial.kind].answers.file === 'ratings.csv' && { ratings: answersIn<RatingToWrite>(rows, 'ratings.csv') }),
     ...(files.length > 0 && { answerFiles: files }),
+    ...(facts.length > 0 && { factFiles: facts }),
     ...(stimuli && { stimuli }),
     judgeScores: rows.judgeScores,
     // A study with a comment box on its trials adds `comment` after every other column.

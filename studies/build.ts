@@ -317,7 +317,8 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       const scored = items.filter((i) => i.kind === i.trialKind);
       const taken = { utterances: new Set([...kept.utterances, ...scored.map((i) => i.utteranceId)]), clips: new Set([...kept.clips, ...scored.flatMap((i) => clipsOf(i.stimuli))]) };
       // The systems whose captions the items show: checks written by them read like items.
-      const patterns = def.items.mode === 'sample' ? def.items.systems : def.items.list.flatMap((e) => ('system' in e ? [e.system] : [e.systemA, e.systemB]));
+      // (A tags study's clips name no system.)
+      const patterns = def.items.mode === 'sample' ? ('systems' in def.items ? def.items.systems : []) : def.items.list.flatMap((e) => ('system' in e ? [e.system] : 'systemA' in e ? [e.systemA, e.systemB] : []));
       const systems = new Set([...[...resolveSystems(patterns, manifest.systems).values()].flat(), config.descriptionSystem]);
       const usable = manifest.filtered(split).filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!));
       const candidates: AttentionCandidate[] = usable.map((u) => ({
@@ -334,7 +335,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       // A sample drawn after the checks needs its clips: checks keep at most the pool's spare ones out of it.
       const sample = def.items.mode === 'sample' ? def.items : null;
       const pool = sample ? manifest.filtered(sample.utterances).filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!)) : [];
-      const spare = sample ? pool.length - Math.ceil(sample.count / sample.maxPerUtterance) : 0;
+      const spare = sample ? pool.length - Math.ceil(sample.count / ('maxPerUtterance' in sample ? (sample.maxPerUtterance as number) : 1)) : 0;
       // Too small a pool for even the checks' own clips: the sample says so at its own setting.
       const budget = sample && spare >= config.count ? { within: new Set(pool.map((u) => u.id)), clips: spare } : undefined;
       try {

@@ -518,7 +518,7 @@ describe('study templates build and run', () => {
   });
 
   it('as written, each incomplete design can reach its target listeners and each count fits its corpus', () => {
-    for (const name of ['metaset-caption-preference', 'ravdess-plan-preference', 'vctk-speaker-style']) {
+    for (const name of ['metaset-caption-preference', 'ravdess-plan-preference', 'vctk-speaker-style', 'ravdess-emotion-tags', 'psc-style-tags']) {
       const def = templateDefinition(name);
       if (def.design.kind !== 'incomplete' || def.items.mode !== 'sample') continue;
       // Every listener must find k items still short of r ratings.

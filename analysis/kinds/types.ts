@@ -38,6 +38,17 @@ export interface KindAnswer<Row> {
   line: number;
 }
 
+/**
+ * One row of a kind's file of item facts (`facts`, e.g. the tags kind's metadata.csv: what the
+ * corpus says of each clip): its item and its cells (the declared columns, trimmed).
+ */
+export interface KindFact {
+  /** index into bundle.items */
+  item: number;
+  cells: AnswerCells;
+  line: number;
+}
+
 /** What a kind's report section is computed with. */
 export interface KindContext {
   /** 1 = the listener (index into bundle.listeners) is retained (§2, every rule, the kind's own included) */
@@ -61,6 +72,11 @@ export interface AnalysisKind<Row = unknown, Section = unknown> {
   file: `${string}.csv`;
   /** the file's required columns, in the spec's order; the app writes its own (response_ms, …) after them */
   columns: readonly string[];
+  /**
+   * An optional file of facts about its items (not answers), e.g. tags' metadata.csv: `item_id`
+   * must be among the columns and name an item of the kind; rows land in `bundle.kindFacts[file]`.
+   */
+  facts?: { file: `${string}.csv`; columns: readonly string[] };
   /**
    * items.csv's row of an item of this kind, checked: system_a/system_b as the kind uses them,
    * `expected` (of an attention item) in the kind's own terms. A refusal names items.csv, the line

@@ -9,9 +9,10 @@ import { RatingAnswer, RatingSettings, RatingTrial } from '../../trials/rating/c
 import { AbAnswer, AbSettings, AbTrial } from '../../trials/ab/contract';
 import { AbxAnswer, AbxSettings, AbxTrial } from '../../trials/abx/contract';
 import { CcrAnswer, CcrSettings, CcrTrial } from '../../trials/ccr/contract';
+import { TagsAnswer, TagsSettings, TagsTrial } from '../../trials/tags/contract';
 
 /** study.yaml `trial:`; absent means a caption pair study. */
-export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings]);
+export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings, TagsSettings]);
 export type TrialSettings = z.infer<typeof TrialSettings>;
 export type TrialKind = TrialSettings['kind'];
 
@@ -20,18 +21,18 @@ export type TrialKind = TrialSettings['kind'];
  * a system's name (a CCR study's reference), which would tell the listener what they hear
  * (docs/blinding.md).
  */
-export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true })]);
+export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), TagsSettings]);
 export type ListenerTrialSettings = z.infer<typeof ListenerTrialSettings>;
 export const listenerTrialSettings = (settings: TrialSettings): ListenerTrialSettings => (settings.kind === 'ccr' ? { kind: 'ccr' } : settings);
 
 /** One trial as a listener sees it. */
-export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial]);
+export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial, TagsTrial]);
 export type Trial = z.infer<typeof Trial>;
 
 /** The answer fields of every kind; a vote carries exactly one kind's (VoteBody checks which). */
-export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape, ...AbxAnswer.shape, ...CcrAnswer.shape };
-export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer> | z.infer<typeof AbxAnswer> | z.infer<typeof CcrAnswer>;
+export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape, ...AbxAnswer.shape, ...CcrAnswer.shape, ...TagsAnswer.shape };
+export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer> | z.infer<typeof AbxAnswer> | z.infer<typeof CcrAnswer> | z.infer<typeof TagsAnswer>;
 /** Each answer field and the trial it answers, as a refused vote's message names them. */
-export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B', xIs: 'an ABX', comparison: 'a CCR' };
+export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B', xIs: 'an ABX', comparison: 'a CCR', tags: 'a tags' };
 
-export { AbAnswer, AbSettings, AbTrial, AbxAnswer, AbxSettings, AbxTrial, CcrAnswer, CcrSettings, CcrTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };
+export { AbAnswer, AbSettings, AbTrial, AbxAnswer, AbxSettings, AbxTrial, CcrAnswer, CcrSettings, CcrTrial, TagsAnswer, TagsSettings, TagsTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };

@@ -13,6 +13,7 @@ import { planRatingItems } from '../../trials/rating/plan';
 import { planAbItems } from '../../trials/ab/plan';
 import { abxOrders, planAbxItems } from '../../trials/abx/plan';
 import { ccrOrders, planCcrItems } from '../../trials/ccr/plan';
+import { planTagsItems } from '../../trials/tags/plan';
 import type { StudyRandom } from '../../analysis/random';
 
 /** What a kind planned: its items, attention checks and practice trials, and the sampler's account. */
@@ -46,6 +47,7 @@ const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   ab: { plan: planAbItems, drawsOrder: true },
   abx: { plan: planAbxItems, drawsOrder: true, orders: abxOrders },
   ccr: { plan: planCcrItems, drawsOrder: true, orders: ccrOrders },
+  tags: { plan: planTagsItems, drawsOrder: false },
 };
 
 /**

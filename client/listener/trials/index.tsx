@@ -7,6 +7,8 @@ import { RatingTrial, type RatingResponse } from '../../../trials/rating/RatingT
 import { AbTrial, type AbResponse } from '../../../trials/ab/AbTrial';
 import { AbxHints, AbxTrial, type AbxResponse } from '../../../trials/abx/AbxTrial';
 import { CcrHints, CcrTrial, type CcrResponse } from '../../../trials/ccr/CcrTrial';
+import { TagsHints, TagsTrial, type TagsResponse } from '../../../trials/tags/TagsTrial';
+import { givesKnownTag } from '../../../trials/tags/contract';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { ClipCache } from '../../lib/media';
 import type { ComponentType } from 'react';
@@ -35,7 +37,7 @@ interface TrialKind<T extends Trial, R extends TrialResponse> {
 const pairReveal = (item: { kind: string; systems: string[]; expected: string | null }) =>
   item.kind === 'pair' ? `${item.systems[0]} (first) vs ${item.systems[1]}` : `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
 
-type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : PairResponse;
+type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : K extends 'tags' ? TagsResponse : PairResponse;
 const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.prepare(trial);
 
 /**
@@ -77,6 +79,13 @@ const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
     prefetch: (trial, clips, audio) => trial.stimuli.forEach((clip) => void clips.stimulus(clip, audio)),
     reveal: (item) => `${item.systems[0]} (reference, 1) vs ${item.systems[1]} (2)${item.expected === null ? '' : ' · right answer: 2 is worse'}`,
   },
+  tags: {
+    component: TagsTrial,
+    practice: (trial) => trial.practice,
+    check: (response, expected) => ({ correct: givesKnownTag(Object.fromEntries(Object.entries(response.tags).map(([k, v]) => [k, typeof v === 'string' ? [v] : v])), expected) }),
+    prefetch: oneClip,
+    reveal: (item) => (item.expected === null ? 'one clip to label' : `certain label: ${item.expected}`),
+  },
 };
 
 function pairCheck(response: PairResponse, expected: string): TrialFeedback {
@@ -89,7 +98,7 @@ export function trialKind(trial: Trial): TrialKind<Trial, TrialResponse> {
 }
 
 export { ScreeningTrial };
-export type { AbResponse, AbxResponse, CcrResponse, PairResponse, RatingResponse };
+export type { AbResponse, AbxResponse, CcrResponse, PairResponse, RatingResponse, TagsResponse };
 
 /** The caption pair's and the rating's word on their controls (touch, or their keys). */
 function ClipHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
@@ -120,6 +129,7 @@ const hints: { [K in TrialSettings['kind']]: ComponentType<{ settings: Extract<T
   ab: AbHints,
   abx: AbxHints,
   ccr: CcrHints,
+  tags: TagsHints,
 };
 
 export function IntroHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {

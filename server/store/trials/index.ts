@@ -17,6 +17,7 @@ import { rating } from '../../../trials/rating/server';
 import { ab } from '../../../trials/ab/server';
 import { abx } from '../../../trials/abx/server';
 import { ccr } from '../../../trials/ccr/server';
+import { tags } from '../../../trials/tags/server';
 
 /** A stimulus as a listener's trial plays it: the study's served copy of its clip (null: no clip). */
 export interface ServedStimulus extends Stimulus {
@@ -53,6 +54,8 @@ export interface KindAnswerFile {
   rows: (vote: ExportVote, item: ExportItem) => KindRowToWrite['cells'][];
   /** the export writes stimuli.csv (item_id, slot, role, system) for every item when the study is of this kind */
   stimuli?: true;
+  /** a file of facts about every item (tags: metadata.csv, what the corpus says), the analysis kind's `facts` */
+  facts?: { file: `${string}.csv`; columns: readonly string[]; rows: (item: ExportItem) => Readonly<Record<string, string | number | null>>[] };
 }
 
 /** Whether a kind's answers go to a file of its own (not votes.csv or ratings.csv). */
@@ -81,7 +84,7 @@ export interface ServerTrialKind {
   answers: AnswerFile;
 }
 
-export const trialKinds: Record<TrialKind, ServerTrialKind> = { pair, rating, ab, abx, ccr };
+export const trialKinds: Record<TrialKind, ServerTrialKind> = { pair, rating, ab, abx, ccr, tags };
 
 /** A practice trial's feedback; null for every other trial (attention checks say nothing). */
 export function practiceFeedback(

@@ -23,7 +23,7 @@
  * A sample rate whose Nyquist frequency is at or below an anchor's −6 dB point has nothing there to
  * remove: that anchor is the source, re-levelled.
  */
-import { atLevelOf, type Pcm } from './degrade';
+import { atLevelOf, cleanSystemOf, type Pcm } from './degrade';
 
 export type AnchorRole = 'anchor35' | 'anchor70';
 
@@ -38,6 +38,17 @@ export const STOPBAND_DB = 65;
 
 /** The system name of a system's anchors: `anchor35:<system>` (real names hold no ':', renditions.ts). */
 export const anchorSystem = (role: AnchorRole, system: string) => `${role}:${system}`;
+
+/**
+ * The system whose renditions a derived system's are made from — `degraded:<system>` (degrade.ts),
+ * `anchor35:<system>`, `anchor70:<system>` — and what it is; null for a system of its own.
+ */
+export function derivedSystemOf(system: string): { source: string; copy: 'degraded' | AnchorRole } | null {
+  const degraded = cleanSystemOf(system);
+  if (degraded !== null) return { source: degraded, copy: 'degraded' };
+  const role = ANCHOR_ROLES.find((r) => system.startsWith(`${r}:`));
+  return role ? { source: system.slice(role.length + 1), copy: role } : null;
+}
 
 /** The zeroth-order modified Bessel function of the first kind, by its power series. */
 function besselI0(x: number): number {

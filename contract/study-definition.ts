@@ -12,6 +12,7 @@ import { RATING_POINTS } from '../trials/rating/contract';
 import { AB_ITEM_CONFIG } from '../trials/ab/contract';
 import { ExplicitItem, ItemsConfig, RatingItemsConfig, SampleConfig, SystemName, Text, UtteranceFilter, UtteranceId } from './study-items';
 import { CCR_ITEM_CONFIG } from '../trials/ccr/contract';
+import { MUSHRA_ITEM_CONFIG } from '../trials/mushra/contract';
 
 export { RatingItemsConfig };
 
@@ -123,6 +124,7 @@ const ITEM_CONFIGS = {
   // ABX items are A/B items (two systems' renditions of one utterance, checks against a degraded copy).
   abx: AB_ITEM_CONFIG,
   ccr: CCR_ITEM_CONFIG,
+  mushra: MUSHRA_ITEM_CONFIG,
 } as const;
 type ItemConfigKind = keyof typeof ITEM_CONFIGS;
 type ItemConfigOf<K extends ItemConfigKind> = { [P in keyof (typeof ITEM_CONFIGS)[K]]: z.output<(typeof ITEM_CONFIGS)[K][P]> };

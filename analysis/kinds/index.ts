@@ -7,9 +7,10 @@
 import type { AnalysisKind } from './types';
 import { abxAnalysis } from '../../trials/abx/report';
 import { ccrAnalysis } from '../../trials/ccr/report';
+import { mushraAnalysis } from '../../trials/mushra/report';
 
 // `any`: each kind has its own row and section types.
-export const ANALYSIS_KINDS: readonly AnalysisKind<any, any>[] = [abxAnalysis, ccrAnalysis];
+export const ANALYSIS_KINDS: readonly AnalysisKind<any, any>[] = [abxAnalysis, ccrAnalysis, mushraAnalysis];
 
 /** The registered kind of that items.csv `kind`, or undefined (read when asked: a test may register one of its own). */
 export function analysisKind(kind: string | undefined): AnalysisKind<any, any> | undefined {

@@ -13,6 +13,7 @@ import { planRatingItems } from '../../trials/rating/plan';
 import { planAbItems } from '../../trials/ab/plan';
 import { abxOrders, planAbxItems } from '../../trials/abx/plan';
 import { ccrOrders, planCcrItems } from '../../trials/ccr/plan';
+import { planMushraItems } from '../../trials/mushra/plan';
 import type { StudyRandom } from '../../analysis/random';
 
 /** What a kind planned: its items, attention checks and practice trials, and the sampler's account. */
@@ -46,6 +47,8 @@ const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   ab: { plan: planAbItems, drawsOrder: true },
   abx: { plan: planAbxItems, drawsOrder: true, orders: abxOrders },
   ccr: { plan: planCcrItems, drawsOrder: true, orders: ccrOrders },
+  // A random permutation of the page's stimuli per listener (drawOrder), recorded as the slot order.
+  mushra: { plan: planMushraItems, drawsOrder: true },
 };
 
 /**

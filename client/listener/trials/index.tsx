@@ -7,6 +7,7 @@ import { RatingTrial, type RatingResponse } from '../../../trials/rating/RatingT
 import { AbTrial, type AbResponse } from '../../../trials/ab/AbTrial';
 import { AbxHints, AbxTrial, type AbxResponse } from '../../../trials/abx/AbxTrial';
 import { CcrHints, CcrTrial, type CcrResponse } from '../../../trials/ccr/CcrTrial';
+import { MushraHints, MushraTrial, type MushraResponse } from '../../../trials/mushra/MushraTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { ClipCache } from '../../lib/media';
 import type { ComponentType } from 'react';
@@ -35,7 +36,7 @@ interface TrialKind<T extends Trial, R extends TrialResponse> {
 const pairReveal = (item: { kind: string; systems: string[]; expected: string | null }) =>
   item.kind === 'pair' ? `${item.systems[0]} (first) vs ${item.systems[1]}` : `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
 
-type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : PairResponse;
+type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : K extends 'mushra' ? MushraResponse : PairResponse;
 const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.prepare(trial);
 
 /**
@@ -77,6 +78,14 @@ const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
     prefetch: (trial, clips, audio) => trial.stimuli.forEach((clip) => void clips.stimulus(clip, audio)),
     reveal: (item) => `${item.systems[0]} (reference, 1) vs ${item.systems[1]} (2)${item.expected === null ? '' : ' · right answer: 2 is worse'}`,
   },
+  mushra: {
+    component: MushraTrial,
+    practice: (trial) => trial.practice,
+    // A MUSHRA page has no right answer (the post-screening judges listeners afterwards).
+    check: () => ({ correct: true }),
+    prefetch: (trial, clips, audio) => [trial.reference, ...trial.stimuli].forEach((clip) => void clips.stimulus(clip, audio)),
+    reveal: (item) => `reference ${item.systems[0]} · ${item.systems.slice(1).join(', ')}`,
+  },
 };
 
 function pairCheck(response: PairResponse, expected: string): TrialFeedback {
@@ -89,7 +98,7 @@ export function trialKind(trial: Trial): TrialKind<Trial, TrialResponse> {
 }
 
 export { ScreeningTrial };
-export type { AbResponse, AbxResponse, CcrResponse, PairResponse, RatingResponse };
+export type { AbResponse, AbxResponse, CcrResponse, MushraResponse, PairResponse, RatingResponse };
 
 /** The caption pair's and the rating's word on their controls (touch, or their keys). */
 function ClipHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
@@ -120,6 +129,7 @@ const hints: { [K in TrialSettings['kind']]: ComponentType<{ settings: Extract<T
   ab: AbHints,
   abx: AbxHints,
   ccr: CcrHints,
+  mushra: MushraHints,
 };
 
 export function IntroHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {

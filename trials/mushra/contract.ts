@@ -90,6 +90,6 @@ export const MUSHRA_ITEM_CONFIG = {
     z.object({ mode: z.literal('explicit'), list: z.array(MushraUtterance).min(1) }).strict(),
     z.object({ mode: z.literal('sample'), count: z.number().int().positive(), utterances: UtteranceFilter.optional() }).strict(),
   ]),
-  attentionChecks: z.undefined({ error: 'a MUSHRA study has no attention checks: BS.1534-3 screens listeners after the test instead (rule mushra; trial.excludeMushraScreening: false turns it off)' }).optional(),
+  attentionChecks: z.never({ error: 'a MUSHRA study has no attention checks: BS.1534-3 screens listeners after the test instead (rule mushra; trial.excludeMushraScreening: false turns it off)' }).optional(),
   practice: z.array(MushraUtterance).min(1, 'BS.1534-3 makes training mandatory: list at least one utterance for a training page (practice: [{ utterance: <id> }])'),
 };

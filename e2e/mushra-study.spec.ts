@@ -59,11 +59,15 @@ async function answerPage(page: Page, n: number, touch: boolean, counts: string[
     const row = rows.nth(i);
     const slider = row.getByRole('slider');
     if (i > 0) await expect(slider).toBeDisabled();
-    if (touch) await row.getByRole('button').tap();
-    else await page.keyboard.press(String(i + 1));
-    await expect(row).toHaveAttribute('data-heard', 'true', { timeout: 15_000 });
+    // Switching keeps the position: a short version met near its end stops before it is heard enough, and is played again (from its start).
+    for (let attempt = 0; (await row.getAttribute('data-heard')) !== 'true'; attempt++) {
+      expect(attempt, `version ${i + 1} never heard`).toBeLessThan(4);
+      if (touch) await row.getByRole('button').tap();
+      else await page.keyboard.press(String(i + 1));
+      await expect(row).toHaveAttribute('data-heard', 'true', { timeout: 4_000 }).catch(() => undefined);
+    }
     await expect(slider).toBeEnabled();
-    const score = 20 + 15 * i;
+    const score = 15 + 20 * i;
     if (touch) await slider.fill(String(score));
     else for (let k = 0; k < 3; k++) await page.keyboard.press('ArrowUp');
     scores.push(touch ? score : 53);

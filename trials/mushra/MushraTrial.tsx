@@ -148,6 +148,8 @@ export function MushraTrial({ spec, env, finish, advance, label, skip }: TrialPr
                 // BS.1534-3: only the stimulus being heard is scored.
                 disabled={locked || !selected}
                 onChange={(e) => setScore(i, Number(e.target.value))}
+                // Releasing the thumb where it starts (50) is a score too: onChange alone would not see it.
+                onPointerUp={(e) => setScore(i, Number(e.currentTarget.value))}
               />
               <output className="mushra-score">{score ?? '–'}</output>
             </li>

@@ -140,3 +140,32 @@ describe('MUSHRA on the server', () => {
     expect(answers.stimuli).toBe(true);
   });
 });
+
+describe('MUSHRA export and live report', () => {
+  it('exports mushra.csv (one row per stimulus) and stimuli.csv, and the live report has the mushra section with its post-screening', async () => {
+    const researcher = (await server.app.store.accessTokens.create('researcher')).token;
+    const { token, listener } = await start('P-export');
+    // Every page scored; the hidden reference below 90 on all of them: the post-screening excludes this listener.
+    const pages = trials(listener);
+    for (const t of pages) {
+      const order = JSON.parse(t.slot_order) as string[];
+      const ok = await vote(token, t.position, order.map((slot) => (slot === 'reference' ? 60 : slot.startsWith('anchor') ? 20 : 70)));
+      expect(ok.status, ok.text).toBe(200);
+    }
+    const files = (await call(`${server.url}/api/studio/studies/mushra/export`, { token: researcher })).body as Record<string, string>;
+    const lines = (name: string) => files[name].trim().split('\r\n');
+    expect(lines('mushra.csv')[0]).toMatch(/^item_id,listener_id,system,role,score,/);
+    const mine = lines('mushra.csv').filter((r) => r.includes(listener));
+    // One row per stimulus of every scored page; the training page is not exported.
+    expect(mine).toHaveLength(pages.filter((t) => t.kind === 'mushra').length * 5);
+    expect(mine.filter((r) => r.includes(',reference,')).every((r) => /,espeak-en-slow,reference,60,/.test(r))).toBe(true);
+    expect(lines('stimuli.csv')[0]).toBe('item_id,slot,role,system');
+    expect(lines('items.csv').filter((r) => r.endsWith(',mushra')).length).toBe(6);
+    const report = await call(`${server.url}/api/reports/mushra`, { token: researcher });
+    expect(report.status, report.text).toBe(200);
+    const section = report.body.mushra;
+    expect(section.screening.excluded.map((e: { listener_id: string }) => e.listener_id)).toContain(listener);
+    expect(section.screening.excluded.find((e: { listener_id: string }) => e.listener_id === listener).reference_below_90).toBe(1);
+    expect(section.systems.map((s: { role: string }) => s.role).sort()).toEqual(['anchor35', 'anchor70', 'condition', 'condition', 'reference']);
+  });
+});

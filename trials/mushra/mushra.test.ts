@@ -79,6 +79,11 @@ describe('bad MUSHRA studies are refused at validate with file:line:column and w
     const bad = writeStudy('m-bad-ref', (doc) => doc.setIn(['trial', 'reference'], 'tts-nowhere'));
     expect(await refusal(bad)).toMatch(/^m-bad-ref\/study\.yaml:\d+:\d+ trial\.reference: system tts-nowhere has no renditions in the study's sources \(systems with renditions: espeak-de-accent, espeak-en-fast, espeak-en-slow\)/m);
   });
+  it('attention checks (BS.1534-3 screens afterwards instead)', async () => {
+    expect(await refusal(writeStudy('m-checks', (doc) => doc.set('attentionChecks', doc.createNode({ mode: 'degraded', count: 2 }))))).toMatch(
+      /^m-checks\/study\.yaml:\d+:\d+ attentionChecks: a MUSHRA study has no attention checks: BS\.1534-3 screens listeners after the test instead/m,
+    );
+  });
   it('no training page', async () => {
     expect(await refusal(writeStudy('m-no-training', (doc) => doc.set('practice', doc.createNode([]))))).toMatch(/^m-no-training\/study\.yaml:\d+:\d+ practice: BS\.1534-3 makes training mandatory/m);
   });

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { commandLine, runCommand, UsageError } from '../cli/args';
 import { writeBundle } from './bundle';
-import { simulate, simulateRatings } from './simulate';
+import { simulate, simulateMushra, simulateRatings } from './simulate';
 import { simulateTags } from '../trials/tags/simulate';
+import { MUSHRA_COLUMNS } from '../trials/mushra/report';
 
 const count = (min: number) => z.coerce.number().int().min(min);
 const flags = z.object({
@@ -17,25 +18,27 @@ const flags = z.object({
   seed: count(0).default(1),
   'ratings-per-item': count(1).optional(),
   'position-bias': z.coerce.number().finite().default(0.2),
-  kind: z.enum(['pair', 'rating', 'ab', 'tags']).default('pair'),
+  kind: z.enum(['pair', 'rating', 'ab', 'tags', 'mushra']).default('pair'),
   'answers-per-item': count(2).default(5),
+  'miss-reference': count(0).default(1),
   'tie-rate': z.coerce.number().min(0).max(1).default(0.15),
   'listener-bias': z.coerce.number().min(0).default(0.4),
   'rating-noise': z.coerce.number().min(0).default(0.7),
   out: z.string().min(1, 'is required: the bundle directory to write'),
 }).strict();
 
-const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating|ab|tags] [--systems 14] [--items 100] [--listeners 15]
+const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating|ab|tags|mushra] [--systems 14] [--items 100] [--listeners 15]
   [--careless 2] [--careless-passing 0] [--attention 8] [--seed 1] [--ratings-per-item N]
   pair and ab studies: [--position-bias 0.2]   ab studies: [--tie-rate 0.15] (0: no "no preference" offered)
   rating studies: [--listener-bias 0.4] [--rating-noise 0.7]
   tags studies (RAVDESS-like emotion + a multi attribute): [--answers-per-item 5]
+  mushra studies (--systems ≤ 9): [--miss-reference 1] (listeners who score the hidden reference low)
 Writes a bundle (as npm run export does) from known truth, and the truth in <dir>/truth.json.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = commandLine(
     process.argv.slice(2),
-    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise', 'tie-rate', 'answers-per-item']
+    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise', 'tie-rate', 'answers-per-item', 'miss-reference']
       .map((k) => [k, { type: 'string' as const }])),
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -58,6 +61,16 @@ async function main(): Promise<number> {
     await writeBundle(f.out, study);
     await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
     console.log(`wrote ${f.out}: ${f.items} tags items and ${f.attention} attention checks (truth in truth.json)`);
+    return 0;
+  }
+  if (f.kind === 'mushra') {
+    const study = simulateMushra({ systems: Math.min(f.systems, 9), items: f.items, listeners: f.listeners, seed: f.seed, missReference: f['miss-reference'] });
+    await writeBundle(f.out, {
+      items: study.items, votes: [], judgeScores: [], stimuli: study.stimuli,
+      answerFiles: [{ file: 'mushra.csv', columns: MUSHRA_COLUMNS, rows: study.rows.map((cells) => ({ cells })) }],
+    });
+    await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
+    console.log(`wrote ${f.out}: ${study.items.length} MUSHRA pages, ${study.rows.length} scores (truth in truth.json)`);
     return 0;
   }
   if (f.kind === 'rating') {

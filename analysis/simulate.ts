@@ -1,8 +1,10 @@
-import type { BundleItem, BundleRating, BundleVote, JudgeScore } from './bundle';
+import type { BundleItem, BundleRating, BundleStimulus, BundleVote, JudgeScore } from './bundle';
 import { normal, seededRandom } from './random';
 import { abRespondent, chosenSide } from '../trials/ab/simulate';
 import { pairRespondent } from '../trials/pair/simulate';
 import { ratingRespondent } from '../trials/rating/simulate';
+import { mushraRespondent } from '../trials/mushra/simulate';
+import type { MushraRole } from '../trials/mushra/report';
 
 /**
  * A seeded study simulator that writes bundles from known truth, so the analysis can be checked
@@ -287,4 +289,54 @@ export function simulateRatings(o: SimulateRatingsOptions): SimulatedRatingStudy
       carelessPassing: passing,
     },
   };
+}
+
+/**
+ * A seeded MUSHRA study from known truth (analysis-spec §5.3, trials/mushra/simulate.ts's respondent):
+ * `systems` systems with true scores spread evenly from 85 down to 30 (best first), the 3.5 kHz anchor
+ * at 15 and the 7 kHz anchor at 45; each item one utterance with the hidden reference, both anchors and
+ * every system, scored by every listener. The first `missReference` listeners score the hidden
+ * reference like a good system (the post-screening must exclude them).
+ */
+export interface SimulateMushraOptions extends Pick<SimulateOptions, 'systems' | 'items' | 'listeners' | 'seed'> {
+  missReference: number;
+}
+
+export interface SimulatedMushraStudy {
+  items: BundleItem[];
+  stimuli: BundleStimulus[];
+  rows: { item_id: string; listener_id: string; system: string; role: MushraRole; score: number }[];
+  truth: { scores: Record<string, number>; missesReference: string[] };
+}
+
+export function simulateMushra(o: SimulateMushraOptions): SimulatedMushraStudy {
+  const random = seededRandom(o.seed);
+  if (o.systems + 3 > 12) throw new RangeError('a MUSHRA page has at most 12 stimuli: at most 9 systems');
+  if (o.missReference > o.listeners) throw new RangeError('more listeners missing the reference than listeners');
+  const systemNames = Array.from({ length: o.systems }, (_, s) => `tts-${pad(s + 1, 2)}`);
+  const truth: Record<string, number> = Object.fromEntries(systemNames.map((s, i) => [s, o.systems === 1 ? 60 : 85 - (55 * i) / (o.systems - 1)]));
+  const page: { slot: string; role: MushraRole; system: string; truth: number }[] = [
+    { slot: 'reference', role: 'reference', system: 'reference', truth: 100 },
+    { slot: 'anchor35', role: 'anchor35', system: 'anchor35', truth: 15 },
+    { slot: 'anchor70', role: 'anchor70', system: 'anchor70', truth: 45 },
+    ...systemNames.map((system, k) => ({ slot: `condition-${k + 1}`, role: 'condition' as const, system, truth: truth[system] })),
+  ];
+  const idWidth = String(o.items).length;
+  const items: BundleItem[] = [];
+  const stimuli: BundleStimulus[] = [];
+  for (let i = 0; i < o.items; i++) {
+    const item_id = `item-${pad(i + 1, idWidth)}`;
+    items.push({ kind: 'mushra', item_id, utterance_id: `utt-${pad(i + 1, idWidth)}`, system_a: 'reference', system_b: '', attention: false, expected: null });
+    for (const s of page) stimuli.push({ item_id, slot: s.slot, role: s.role, system: s.system });
+  }
+  const listenerIds = Array.from({ length: o.listeners }, (_, l) => `L${pad(l + 1, String(o.listeners).length)}`);
+  const respondents = listenerIds.map((_, l) => mushraRespondent(random, { missesReference: l < o.missReference, bias: 4 * normal(random) }));
+  const rows: SimulatedMushraStudy['rows'] = [];
+  for (const item of items) {
+    listenerIds.forEach((listener_id, l) => {
+      const scores = respondents[l](page);
+      page.forEach((s, k) => rows.push({ item_id: item.item_id, listener_id, system: s.system, role: s.role, score: scores[k] }));
+    });
+  }
+  return { items, stimuli, rows, truth: { scores: truth, missesReference: listenerIds.slice(0, o.missReference) } };
 }

@@ -132,11 +132,21 @@ export function degrade(pcm: Pcm, sourceSha256: string): Float32Array[] {
   for (const channel of filtered) {
     for (let i = 0; i < channel.length; i++) channel[i] += scale * (random() + random() + random() + random() - 2);
   }
-  let gain = Math.sqrt(meanSquare(pcm.channels) / meanSquare(filtered));
+  return atLevelOf(pcm.channels, filtered);
+}
+
+/**
+ * `processed` scaled so its RMS equals `source`'s, lowered if needed so that no sample exceeds −1 dBFS
+ * (step 3 of the file comment; the MUSHRA anchors' level too, anchors.ts). Silence stays silence.
+ */
+export function atLevelOf(source: readonly Float32Array[], processed: readonly Float64Array[]): Float32Array[] {
+  const power = meanSquare(processed);
+  if (power === 0) return processed.map((channel) => new Float32Array(channel.length));
+  let gain = Math.sqrt(meanSquare(source) / power);
   let peak = 0;
-  for (const channel of filtered) for (let i = 0; i < channel.length; i++) peak = Math.max(peak, Math.abs(channel[i]));
+  for (const channel of processed) for (let i = 0; i < channel.length; i++) peak = Math.max(peak, Math.abs(channel[i]));
   if (peak * gain > PEAK_CEILING) gain = PEAK_CEILING / peak;
-  return filtered.map((channel) => {
+  return processed.map((channel) => {
     const out = new Float32Array(channel.length);
     for (let i = 0; i < channel.length; i++) out[i] = channel[i] * gain;
     return out;

@@ -1,5 +1,4 @@
 import { perConnection, type Db } from '../db/open';
-import { DEGRADED_PREFIX } from './degrade';
 
 /** One rendition: system `system`'s audio of utterance `utteranceId`, played from clip `clipId`. */
 export interface Rendition {
@@ -12,12 +11,13 @@ export interface Rendition {
  * The SQL of renditions (system audio of an utterance), all of it. A rendition's clip is an ordinary
  * clips row (corpus 'rendition', or a corpus clip a system folder points to), so it is decoded,
  * served and blinded like every clip; this table only says whose audio of which utterance it is.
- * A system's degraded copies (`degraded:<system>`, degrade.ts) are renditions too: `find` and `ofSystem`
+ * A system's degraded copies (`degraded:<system>`, degrade.ts) and MUSHRA anchors (`anchor35:<system>`,
+ * anchors.ts) are renditions too: `find` and `ofSystem`
  * answer for them; `systemsOf`, `perSystem` and `count` list the systems that were imported, not them.
  */
 function createRenditionStore(db: Db) {
-  // Systems whose audio was imported: not the derived `degraded:<system>` (GLOB is case-sensitive; real names hold no ':').
-  const imported = `system NOT GLOB '${DEGRADED_PREFIX}*'`;
+  // Systems whose audio was imported: not the derived `degraded:<system>`, `anchor35:<system>`, … (real names hold no ':').
+  const imported = `instr(system, ':') = 0`;
   const find = db.prepare<[string, string], string>('SELECT clip_id FROM renditions WHERE utterance_id = ? AND system = ?').pluck();
   const systemsOf = db.prepare<[string], string>(`SELECT system FROM renditions WHERE utterance_id = ? AND ${imported} ORDER BY system`).pluck();
   const ofSystem = db.prepare<[string], Rendition>(

@@ -15,7 +15,8 @@ import type { Db } from '../db/open';
 import { importClips, type ClipCandidate } from './clips';
 import { eachCsvRecord } from './csv';
 import { degradedSystem } from './degrade';
-import { DEGRADED_CORPUS, degradedAudioDir, degradedLabels, writeDegradedCopies } from './degraded-copies';
+import { ANCHOR_CORPUS, anchorLabels, DEGRADED_CORPUS, degradedAudioDir, degradedLabels, writeDegradedCopies } from './degraded-copies';
+import { ANCHOR_ROLES, anchorSystem } from './anchors';
 import { describeIssue } from './metaset';
 import { DecodePool } from './pool';
 import { renditionStore } from './rendition-store';
@@ -291,7 +292,8 @@ export interface RenditionImportOptions extends Omit<PlanOptions, 'scope'> {
  * input is refused (an unknown utterance, a file that does not decode, a system folder that matches
  * nothing), nothing is written. Each rendition's degraded copy (degraded-copies.ts) is written to the
  * data dir first, then imported as a clip and registered as the rendition of `degraded:<system>` in the
- * same transaction (a copy left by a refused import is harmless: it is reused). Importing the same
+ * same transaction (a copy left by a refused import is harmless: it is reused), and so are its MUSHRA
+ * anchors (anchors.ts) as the renditions of `anchor35:<system>` and `anchor70:<system>`. Importing the same
  * files again changes nothing.
  */
 export async function importRenditions(db: Db, inputs: readonly string[], options: RenditionImportOptions = {}): Promise<ImportReport> {
@@ -332,6 +334,7 @@ export async function importRenditions(db: Db, inputs: readonly string[], option
     const copyFiles = new Map([...copies.values()].map((c) => [c.file, c]));
     for (const copy of copyFiles.values()) {
       candidates.push({ file: copy.file, root: dirname(copy.file), path: basename(copy.file), corpus: DEGRADED_CORPUS, labels: degradedLabels(copy.sourceSha256), facts: copy.copyFacts });
+      for (const a of copy.anchors) candidates.push({ file: a.file, root: dirname(a.file), path: basename(a.file), corpus: ANCHOR_CORPUS, labels: anchorLabels(a.role, copy.sourceSha256), facts: a.facts });
     }
     const write = (written: ReadonlyArray<{ candidate: ClipCandidate; id: string }>): void => {
       const rows = [...written.filter((w) => byFile.has(w.candidate.file)).map((w) => ({ rendition: byFile.get(w.candidate.file)!, clipId: w.id })), ...corpusClips];
@@ -348,8 +351,11 @@ export async function importRenditions(db: Db, inputs: readonly string[], option
         const copy = copies.get(rendition.file);
         if (!copy) throw new Error(`${rendition.where}: no degraded copy of ${rendition.file} could be made; nothing imported, import again`);
         if (store.upsert(rendition.utteranceId, degradedSystem(rendition.system), copyIds.get(copy.file)!)) copied++;
+        // The MUSHRA anchors of the rendition: renditions of `anchor35:<system>` and `anchor70:<system>`.
+        for (const a of copy.anchors) store.upsert(rendition.utteranceId, anchorSystem(a.role, rendition.system), copyIds.get(a.file)!);
       }
       report.count('degraded copies', rows.length);
+      report.count('MUSHRA anchors', rows.length * ANCHOR_ROLES.length);
       if (copied < rows.length) report.count('degraded copies unchanged', rows.length - copied);
     };
     await importClips(db, candidates, {

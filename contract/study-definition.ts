@@ -13,6 +13,7 @@ import { AB_ITEM_CONFIG } from '../trials/ab/contract';
 import { ExplicitItem, ItemsConfig, RatingItemsConfig, SampleConfig, SystemName, Text, UtteranceFilter, UtteranceId } from './study-items';
 import { CCR_ITEM_CONFIG } from '../trials/ccr/contract';
 import { TAGS_ITEM_CONFIG } from '../trials/tags/contract';
+import { MUSHRA_ITEM_CONFIG } from '../trials/mushra/contract';
 
 export { RatingItemsConfig };
 
@@ -125,6 +126,7 @@ const ITEM_CONFIGS = {
   abx: AB_ITEM_CONFIG,
   ccr: CCR_ITEM_CONFIG,
   tags: TAGS_ITEM_CONFIG,
+  mushra: MUSHRA_ITEM_CONFIG,
 } as const;
 type ItemConfigKind = keyof typeof ITEM_CONFIGS;
 type ItemConfigOf<K extends ItemConfigKind> = { [P in keyof (typeof ITEM_CONFIGS)[K]]: z.output<(typeof ITEM_CONFIGS)[K][P]> };

@@ -264,9 +264,9 @@ test('an A/B study of a researcher’s own TTS outputs: imported with the CLI, b
   // The researcher's own system outputs and scores, imported into the server's manifest with the CLI.
   const files = writeSystemOutputs(outputs);
   const imported = manifest('renditions', files.renditions);
-  // Each rendition is a clip, and so is the degraded copy the import makes of it.
+  // Each rendition is a clip, and so are the degraded copy and the two MUSHRA anchors the import makes of it.
   const renditions = SYSTEMS.length * UTTERANCES.length;
-  expect(imported).toContain(`clips: ${2 * renditions} imported`);
+  expect(imported).toContain(`clips: ${4 * renditions} imported`);
   expect(imported).toContain(`${renditions} renditions, ${SYSTEMS.length} systems, ${renditions} degraded copies`);
   expect(imported).toMatch(/1 file matches no utterance in the manifest and was skipped: .*outtake-take2\.wav/);
   expect(imported.match(/matches no utterance/g)).toHaveLength(1);

@@ -23,7 +23,7 @@ import type { ItemKind } from '../contract/constants';
 import { studyStore } from './store';
 import { clipsOf, systemsOf, type Stimulus } from './stimuli';
 import { renditionStore } from '../audio-manifest/rendition-store';
-import { cleanSystemOf } from '../audio-manifest/degrade';
+import { derivedSystemOf } from '../audio-manifest/anchors';
 
 /** An item's role: an ordinary trial of the study's kind, an attention check or a practice trial. */
 
@@ -66,10 +66,11 @@ export interface PlanScope {
   /** The clip id of an audio file (null: not imported). Validate passes a placeholder: it writes nothing. */
   clipOf(audio: string): string | null;
   /**
-   * The clip of the degraded copy of a rendition (audio-manifest/degrade.ts), made when the rendition
-   * was imported (null, or absent: not made). Validate imports nothing and passes a placeholder.
+   * The clip of a derived copy of a rendition — `derived` is `degraded:<system>` (audio-manifest/degrade.ts)
+   * or a MUSHRA anchor's `anchor35:<system>` (anchors.ts) — made when the rendition was imported (null, or
+   * absent: not made). Validate imports nothing and passes a placeholder.
    */
-  degradedOf?(utteranceId: string, system: string, audio: string): string | null;
+  derivedOf?(utteranceId: string, derived: string, audio: string): string | null;
 }
 
 /** The utterances, captions and judge scores the build may use, and its questions about them. */
@@ -102,10 +103,10 @@ export class ManifestView {
       this.scores = scope.material.judgeScores;
       const renditions = new Map([...scope.material.renditions.values()].map((r) => [captionKey(r.utteranceId, r.system), r.audio]));
       this.renditions = (utteranceId, system) => {
-        const clean = cleanSystemOf(system);
-        const audio = renditions.get(captionKey(utteranceId, clean ?? system));
+        const derived = derivedSystemOf(system);
+        const audio = renditions.get(captionKey(utteranceId, derived?.source ?? system));
         if (audio === undefined) return null;
-        return clean === null ? scope.clipOf(audio) : (scope.degradedOf?.(utteranceId, clean, audio) ?? null);
+        return derived === null ? scope.clipOf(audio) : (scope.derivedOf?.(utteranceId, system, audio) ?? null);
       };
       this.renditionSystems = new Set([...scope.material.renditions.values()].map((r) => r.system));
     } else {
@@ -317,7 +318,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       const scored = items.filter((i) => i.kind === i.trialKind);
       const taken = { utterances: new Set([...kept.utterances, ...scored.map((i) => i.utteranceId)]), clips: new Set([...kept.clips, ...scored.flatMap((i) => clipsOf(i.stimuli))]) };
       // The systems whose captions the items show: checks written by them read like items.
-      // (A tags study's clips name no system.)
+      // (A tags study's clips name no system; a MUSHRA page's systems are its trial's, and it has no checks.)
       const patterns = def.items.mode === 'sample' ? ('systems' in def.items ? def.items.systems : []) : def.items.list.flatMap((e) => ('system' in e ? [e.system] : 'systemA' in e ? [e.systemA, e.systemB] : []));
       const systems = new Set([...[...resolveSystems(patterns, manifest.systems).values()].flat(), config.descriptionSystem]);
       const usable = manifest.filtered(split).filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!));
@@ -335,7 +336,7 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
       // A sample drawn after the checks needs its clips: checks keep at most the pool's spare ones out of it.
       const sample = def.items.mode === 'sample' ? def.items : null;
       const pool = sample ? manifest.filtered(sample.utterances).filter((u) => !taken.utterances.has(u.id) && !taken.clips.has(u.clipId!)) : [];
-      const spare = sample ? pool.length - Math.ceil(sample.count / ('maxPerUtterance' in sample ? (sample.maxPerUtterance as number) : 1)) : 0;
+      const spare = sample ? pool.length - Math.ceil(sample.count / ((sample as { maxPerUtterance?: number }).maxPerUtterance ?? 1)) : 0;
       // Too small a pool for even the checks' own clips: the sample says so at its own setting.
       const budget = sample && spare >= config.count ? { within: new Set(pool.map((u) => u.id)), clips: spare } : undefined;
       try {

@@ -11,7 +11,7 @@ import { manifestStore } from '../audio-manifest/store';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
 import { clipsOf } from './stimuli';
 import { renditionStore } from '../audio-manifest/rendition-store';
-import { degradedSystem } from '../audio-manifest/degrade';
+import { derivedSystemOf } from '../audio-manifest/anchors';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
 import { studyBlendWarning } from './attention-blend';
 import { completionProblems } from './completion';
@@ -101,8 +101,11 @@ async function defaultImporters(): Promise<SourceImporters> {
 
 /** A dry run's clip id: the audio file is there but not imported (validate writes nothing). */
 const notImported = (audio: string) => `not imported:${audio}`;
-/** What a plan before any import sees: placeholders for every clip, and for the degraded copy every rendition will get when imported. */
-const beforeImport = { clipOf: notImported, degradedOf: (_u: string, _s: string, audio: string) => notImported(`${audio} (its degraded copy)`) };
+/** What a plan before any import sees: placeholders for every clip, and for the degraded copy and anchors every rendition will get when imported. */
+const beforeImport = {
+  clipOf: notImported,
+  derivedOf: (_u: string, derived: string, audio: string) => notImported(`${audio} (its ${derivedSystemOf(derived)!.copy === 'degraded' ? 'degraded copy' : `${derivedSystemOf(derived)!.copy} anchor`})`),
+};
 
 export interface ValidationResult {
   studyId: string;
@@ -180,7 +183,7 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
   const manifest = manifestStore(db);
   const renditions = renditionStore(db);
   const scope: PlanScope | undefined = material
-    ? { material, clipOf: (audio) => manifest.clipByPath(audio)?.id ?? null, degradedOf: (utteranceId, system) => renditions.find(utteranceId, degradedSystem(system)) }
+    ? { material, clipOf: (audio) => manifest.clipByPath(audio)?.id ?? null, derivedOf: (utteranceId, derived) => renditions.find(utteranceId, derived) }
     : undefined;
   const plan = planStudy(db, parsed, scope);
   const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.flatMap((i) => clipsOf(i.stimuli)));

@@ -80,7 +80,7 @@ describe('npm run manifest (CLI)', () => {
     const imported = await manifest(data, 'renditions', join(dir, 'tts'));
     expect(imported.code).toBe(0);
     expect(imported.stderr.trim()).toBe(`${join(dir, 'tts')}: warning: 1 file matches no utterance in the manifest and was skipped: sys-a/extra.wav`);
-    expect(imported.stdout).toMatch(/renditions: clips: 2 imported, 0 updated, 0 unchanged, 1 unmatched files, 1 renditions, 1 systems, 1 degraded copies; 0 failed, 1 warnings/);
+    expect(imported.stdout).toMatch(/renditions: clips: 4 imported, 0 updated, 0 unchanged, 1 unmatched files, 1 renditions, 1 systems, 1 degraded copies, 2 MUSHRA anchors; 0 failed, 1 warnings/);
     expect((await manifest(data, 'renditions-summary')).stdout).toBe('sys-a\t1\nrenditions: 1 of 1 system\n');
 
     writeFileSync(join(dir, 'list.csv'), 'utterance_id,system,path\nravdess:03-01-02-01-01-01-09,sys-b,tts/sys-a/extra.wav\n');

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyseAudio, decode } from '../decode';
 import { degradedSystem } from '../degrade';
+import { anchorSystem } from '../anchors';
 import { degradedAudioDir, degradedWav } from '../degraded-copies';
 import { importMetasetFile } from '../metaset';
 import { renditionStore } from '../rendition-store';
@@ -16,6 +17,7 @@ import { importRenditions } from '../renditions';
 import { prepareStudyAudio, servedAudioDir } from '../served';
 import { readCanonicalWav, rmsDb, sine, TAGGED_ARTIST, TAGGED_TITLE, taggedWav, writeTone, writeWav } from './audio';
 import { count, tempManifest } from './db';
+import { anchorMask, whiteNoise } from './spectrum';
 
 const FLAC = new URL('./fixtures/tone-16.flac', import.meta.url);
 const ONE = 'metaset:ears/p026/one.wav';
@@ -63,8 +65,9 @@ describe('degraded copies of renditions', () => {
     writeRenditions(env);
     const report = await run(env, [join(env.dir, 'out')]);
     expect(report.failures).toEqual([]);
-    expect(report.counts).toMatchObject({ renditions: 3, systems: 2, 'degraded copies': 3 });
-    expect(report.imported).toBe(3 + 3);
+    expect(report.counts).toMatchObject({ renditions: 3, systems: 2, 'degraded copies': 3, 'MUSHRA anchors': 6 });
+    // Each source's degraded copy and its two MUSHRA anchors (anchors.ts).
+    expect(report.imported).toBe(3 + 3 * 3);
 
     const store = renditionStore(env.db);
     const dir = degradedAudioDir(env.db);
@@ -90,6 +93,14 @@ describe('degraded copies of renditions', () => {
       expect(bytes.equals(degradedWav(sourcePcm, source.sha256))).toBe(true);
       const copyPcm = await decode(bytes);
       expect(rmsDb(copyPcm.channels.flatMap((ch) => [...ch]))).toBeCloseTo(rmsDb(sourcePcm.channels.flatMap((ch) => [...ch])), 1);
+      // The anchors: <sha256>.anchor35.wav and .anchor70.wav beside the copy, renditions of anchor35:<system> and anchor70:<system>.
+      for (const role of ['anchor35', 'anchor70'] as const) {
+        const a = clip.get(store.find(utterance, anchorSystem(role, system))!) as Clip;
+        expect(a).toMatchObject({ corpus: 'anchor', root: dir, path: `${source.sha256}.${role}.wav`, rate: source.rate, channels: source.channels });
+        expect(JSON.parse(a.labels)).toEqual({ anchor: role, lowpassHz: role === 'anchor35' ? 3500 : 7000, sourceSha256: source.sha256 });
+        const anchorPcm = await decode(readFileSync(a.absPath));
+        expect(rmsDb(anchorPcm.channels.flatMap((ch) => [...ch]))).toBeCloseTo(rmsDb(sourcePcm.channels.flatMap((ch) => [...ch])), 1);
+      }
     }
     // Degraded copies are renditions a plan asks for by name, not systems of their own.
     expect(store.systemsOf(ONE)).toEqual(['tts-a', 'tts-b']);
@@ -99,7 +110,7 @@ describe('degraded copies of renditions', () => {
     const before = snapshot(env);
     const files = readdirSync(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]);
     const again = await run(env, [join(env.dir, 'out')]);
-    expect([again.imported, again.updated, again.unchanged]).toEqual([0, 0, 6]);
+    expect([again.imported, again.updated, again.unchanged]).toEqual([0, 0, 12]);
     expect(again.counts).toMatchObject({ 'degraded copies': 3, 'degraded copies unchanged': 3 });
     expect(snapshot(env)).toEqual(before);
     expect(readdirSync(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs])).toEqual(files);
@@ -113,7 +124,7 @@ describe('degraded copies of renditions', () => {
       writeRenditions(other);
       expect((await run(other, [join(other.dir, 'out')])).failures).toEqual([]);
       const names = readdirSync(degradedAudioDir(env.db)).sort();
-      expect(names).toHaveLength(3);
+      expect(names).toHaveLength(9);
       expect(readdirSync(degradedAudioDir(other.db)).sort()).toEqual(names);
       for (const name of names) expect(readFileSync(join(degradedAudioDir(other.db), name)).equals(readFileSync(join(degradedAudioDir(env.db), name)))).toBe(true);
     } finally {
@@ -148,6 +159,23 @@ describe('degraded copies of renditions', () => {
     expect(wav.chunks).toEqual(['fmt ', 'data']);
     expect([wav.channels, wav.sampleRate]).toEqual([2, 48000]);
     expect(rmsDb(wav.samples)).toBeCloseTo(-23, 0);
+  });
+
+  it('serves the MUSHRA anchors of white noise as copies that meet BS.1534-3’s mask, loudness-aligned with the reference’s copy', async () => {
+    const sampleRate = 48000;
+    writeWav(join(env.dir, 'noise', 'ref', 'one.wav'), { sampleRate, channels: [[...whiteNoise(4, sampleRate, 0xa5c4)]] });
+    expect((await run(env, [join(env.dir, 'noise')])).failures).toEqual([]);
+    const store = renditionStore(env.db);
+    const ids = [store.find(ONE, 'ref')!, store.find(ONE, anchorSystem('anchor35', 'ref'))!, store.find(ONE, anchorSystem('anchor70', 'ref'))!];
+    const audio = await prepareStudyAudio(env.db, 'mushra', { normalize: true, measure: 'rms', target: -26, dither: true }, ids);
+    const served = ids.map((id) => readCanonicalWav(readFileSync(join(servedAudioDir(env.db), audio.rows.find((r) => r.clipId === id)!.file))));
+    for (const wav of served) expect(rmsDb(wav.samples)).toBeCloseTo(-26, 0);
+    const mask = anchorMask(served[1].samples, served[2].samples, sampleRate);
+    console.log('served anchors at 48 kHz, attenuation (dB):', JSON.stringify(Object.fromEntries(Object.entries(mask).map(([k, v]) => [k, Math.round(v! * 10) / 10]))));
+    expect(mask.a35at4k!).toBeGreaterThanOrEqual(25);
+    expect(mask.a35at45k!).toBeGreaterThanOrEqual(50);
+    expect(mask.a70at8k!).toBeGreaterThanOrEqual(25);
+    expect(mask.a70at9k!).toBeGreaterThanOrEqual(50);
   });
 
   it('refuses \':\' in the system names a folder, --system or a list gives, and imports nothing', async () => {

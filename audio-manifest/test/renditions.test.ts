@@ -76,8 +76,8 @@ describe('renditions (system audio of an utterance)', () => {
     expect(report.warnings).toEqual([{ file: at('out'), reason: '2 files match no utterance in the manifest and were skipped: tts-a/stray-1.wav, tts-b/not-an-utterance.wav' }]);
     expect(lines).toEqual([`${at('out')}: warning: 2 files match no utterance in the manifest and were skipped: tts-a/stray-1.wav, tts-b/not-an-utterance.wav`]);
     expect(report.counts).toMatchObject({ renditions: 4, systems: 2, 'unmatched files': 2 });
-    // And each rendition's degraded copy (degraded.test.ts): the three tones are one audio, so they share one.
-    expect(report.imported).toBe(4 + 2);
+    // And each rendition's degraded copy and two MUSHRA anchors (degraded.test.ts): the three tones are one audio, so they share them.
+    expect(report.imported).toBe(4 + 2 * 3);
 
     const store = renditionStore(env.db);
     expect(store.systemsOf(UTTERANCES.vctk)).toEqual(['tts-a', 'tts-b']);
@@ -94,7 +94,7 @@ describe('renditions (system audio of an utterance)', () => {
 
     const before = snapshot(env);
     const again = await run([at('out')]);
-    expect([again.imported, again.updated, again.unchanged]).toEqual([0, 0, 4 + 2]);
+    expect([again.imported, again.updated, again.unchanged]).toEqual([0, 0, 4 + 2 * 3]);
     expect(again.counts).toMatchObject({ renditions: 4, 'renditions unchanged': 4 });
     expect(snapshot(env)).toEqual(before);
   });
@@ -117,8 +117,8 @@ describe('renditions (system audio of an utterance)', () => {
     const report = await run([csv, json]);
     expect(report.failures).toEqual([]);
     expect(report.warnings).toEqual([]);
-    // And b.flac's degraded copy: the tones' copy is there already (a.wav and c.wav are the tone of slow/).
-    expect(count(env.db, 'SELECT COUNT(*) AS n FROM clips')).toBe(clips + 3 + 1);
+    // And b.flac's degraded copy and anchors: the tones' are there already (a.wav and c.wav are the tone of slow/).
+    expect(count(env.db, 'SELECT COUNT(*) AS n FROM clips')).toBe(clips + 3 + 3);
     const store = renditionStore(env.db);
     expect(store.systemsOf(UTTERANCES.vctk)).toEqual(['natural', 'tts-c']);
     expect(store.systemsOf(UTTERANCES.ravdess)).toEqual(['slow', 'tts-c']);

@@ -10,9 +10,10 @@ import { AbAnswer, AbSettings, AbTrial } from '../../trials/ab/contract';
 import { AbxAnswer, AbxSettings, AbxTrial } from '../../trials/abx/contract';
 import { CcrAnswer, CcrSettings, CcrTrial } from '../../trials/ccr/contract';
 import { TagsAnswer, TagsSettings, TagsTrial } from '../../trials/tags/contract';
+import { MushraAnswer, MushraSettings, MushraTrial } from '../../trials/mushra/contract';
 
 /** study.yaml `trial:`; absent means a caption pair study. */
-export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings, TagsSettings]);
+export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings, TagsSettings, MushraSettings]);
 export type TrialSettings = z.infer<typeof TrialSettings>;
 export type TrialKind = TrialSettings['kind'];
 
@@ -21,18 +22,18 @@ export type TrialKind = TrialSettings['kind'];
  * a system's name (a CCR study's reference), which would tell the listener what they hear
  * (docs/blinding.md).
  */
-export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), TagsSettings]);
+export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), TagsSettings, z.object({ kind: z.literal('mushra') }).strict()]);
 export type ListenerTrialSettings = z.infer<typeof ListenerTrialSettings>;
-export const listenerTrialSettings = (settings: TrialSettings): ListenerTrialSettings => (settings.kind === 'ccr' ? { kind: 'ccr' } : settings);
+export const listenerTrialSettings = (settings: TrialSettings): ListenerTrialSettings => (settings.kind === 'ccr' ? { kind: 'ccr' } : settings.kind === 'mushra' ? { kind: 'mushra' } : settings);
 
 /** One trial as a listener sees it. */
-export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial, TagsTrial]);
+export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial, TagsTrial, MushraTrial]);
 export type Trial = z.infer<typeof Trial>;
 
 /** The answer fields of every kind; a vote carries exactly one kind's (VoteBody checks which). */
-export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape, ...AbxAnswer.shape, ...CcrAnswer.shape, ...TagsAnswer.shape };
-export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer> | z.infer<typeof AbxAnswer> | z.infer<typeof CcrAnswer> | z.infer<typeof TagsAnswer>;
+export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape, ...AbxAnswer.shape, ...CcrAnswer.shape, ...TagsAnswer.shape, ...MushraAnswer.shape };
+export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer> | z.infer<typeof AbxAnswer> | z.infer<typeof CcrAnswer> | z.infer<typeof TagsAnswer> | z.infer<typeof MushraAnswer>;
 /** Each answer field and the trial it answers, as a refused vote's message names them. */
-export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B', xIs: 'an ABX', comparison: 'a CCR', tags: 'a tags' };
+export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B', xIs: 'an ABX', comparison: 'a CCR', tags: 'a tags', scores: 'a MUSHRA' };
 
-export { AbAnswer, AbSettings, AbTrial, AbxAnswer, AbxSettings, AbxTrial, CcrAnswer, CcrSettings, CcrTrial, TagsAnswer, TagsSettings, TagsTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };
+export { AbAnswer, AbSettings, AbTrial, AbxAnswer, AbxSettings, AbxTrial, CcrAnswer, CcrSettings, CcrTrial, TagsAnswer, TagsSettings, TagsTrial, MushraAnswer, MushraSettings, MushraTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };

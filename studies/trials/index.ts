@@ -14,6 +14,7 @@ import { planAbItems } from '../../trials/ab/plan';
 import { abxOrders, planAbxItems } from '../../trials/abx/plan';
 import { ccrOrders, planCcrItems } from '../../trials/ccr/plan';
 import { planTagsItems } from '../../trials/tags/plan';
+import { planMushraItems } from '../../trials/mushra/plan';
 import type { StudyRandom } from '../../analysis/random';
 
 /** What a kind planned: its items, attention checks and practice trials, and the sampler's account. */
@@ -48,6 +49,8 @@ const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   abx: { plan: planAbxItems, drawsOrder: true, orders: abxOrders },
   ccr: { plan: planCcrItems, drawsOrder: true, orders: ccrOrders },
   tags: { plan: planTagsItems, drawsOrder: false },
+  // A random permutation of the page's stimuli per listener (drawOrder), recorded as the slot order.
+  mushra: { plan: planMushraItems, drawsOrder: true },
 };
 
 /**

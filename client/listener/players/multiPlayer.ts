@@ -104,6 +104,8 @@ export class MultiPlayer {
   private current = 0;
   private pausedAt = 0;
   private loopRegion: LoopRegion | null = null;
+  /** Each switch restarts from zero (or the loop's start); the listener may turn it on and off (MUSHRA). */
+  restartOnSwitch: boolean;
   /** No new transition may start before this time. */
   private busy = 0;
   private readonly segments: Segment[] = [];
@@ -121,6 +123,7 @@ export class MultiPlayer {
     // One curve point per frame: the gain at each sample is the raised cosine itself, not an interpolation of it.
     this.fadeIn = Float32Array.from({ length: frames + 1 }, (_, k) => 0.5 - 0.5 * Math.cos((Math.PI * k) / frames));
     this.fadeOut = this.fadeIn.slice().reverse();
+    this.restartOnSwitch = options.restartOnSwitch ?? false;
     this.lookahead = options.lookahead ?? 0.03;
     this.horizon = options.horizon ?? 1;
     this.output = new GainNode(ctx, { gain: 1 });
@@ -211,7 +214,7 @@ export class MultiPlayer {
     }
     const t = s + this.fade;
     const keep = this.at(run, t);
-    if (this.options.restartOnSwitch || keep >= this.duration(stimulus) - this.fade) {
+    if (this.restartOnSwitch || keep >= this.duration(stimulus) - this.fade) {
       this.restart(s, stimulus, this.startPosition(0, stimulus), false);
       return s;
     }

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { TrialClip } from '../../../contract/trials/clip';
 import type { Peaks } from '../../lib/media';
 import type { TrialEnv, TrialProblem } from '../trials/types';
-import { MultiPlayer, type MultiPlayerOptions } from './multiPlayer';
+import { MultiPlayer, type LoopRegion, type MultiPlayerOptions } from './multiPlayer';
 
 /** The screen's position is redrawn at most this often (a re-render per frame would be waste). */
 const REDRAW_MS = 50;
@@ -156,6 +156,24 @@ export function useMultiPlayer(
     refresh(player, true);
   }, [player, refresh]);
 
+  /** Loop a region of every stimulus (>= 500 ms, MultiPlayer.setLoop), or stop looping (null). */
+  const setLoop = useCallback(
+    (region: LoopRegion | null) => {
+      if (!player) return;
+      player.setLoop(region);
+      refresh(player, true);
+    },
+    [player, refresh],
+  );
+
+  /** Restart each switch from zero (or the loop's start) instead of keeping the position; listening so far is kept. */
+  const setRestartOnSwitch = useCallback(
+    (on: boolean) => {
+      if (player) player.restartOnSwitch = on;
+    },
+    [player],
+  );
+
   const seek = useCallback(
     (seconds: number) => {
       if (!player) return;
@@ -195,6 +213,12 @@ export function useMultiPlayer(
     toggle,
     pause,
     seek,
+    setLoop,
+    setRestartOnSwitch,
+    /** The shortest stimulus's duration: a loop region must fit in it. */
+    shortest: player ? Math.min(...stimuli.map((_, i) => player.duration(i))) : Math.min(...stimuli.map((s) => s.duration)),
+    /** The listening of each stimulus, as of now. */
+    listening: () => player?.listening() ?? stimuli.map(() => ({ plays: 0, secondsHeard: 0, heardToEnd: false })),
     /** Whether every stimulus was heard as the study asks, as of now (not the last redraw). */
     listened: () => player?.satisfies(env.listening) ?? false,
     /** The vote's listening fields, the per-stimulus `listening` array included. */

@@ -9,6 +9,7 @@ import { AbxHints, AbxTrial, type AbxResponse } from '../../../trials/abx/AbxTri
 import { CcrHints, CcrTrial, type CcrResponse } from '../../../trials/ccr/CcrTrial';
 import { TagsHints, TagsTrial, type TagsResponse } from '../../../trials/tags/TagsTrial';
 import { givesKnownTag } from '../../../trials/tags/contract';
+import { MushraHints, MushraTrial, type MushraResponse } from '../../../trials/mushra/MushraTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { ClipCache } from '../../lib/media';
 import type { ComponentType } from 'react';
@@ -37,7 +38,7 @@ interface TrialKind<T extends Trial, R extends TrialResponse> {
 const pairReveal = (item: { kind: string; systems: string[]; expected: string | null }) =>
   item.kind === 'pair' ? `${item.systems[0]} (first) vs ${item.systems[1]}` : `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
 
-type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : K extends 'tags' ? TagsResponse : PairResponse;
+type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : K extends 'tags' ? TagsResponse : K extends 'mushra' ? MushraResponse : PairResponse;
 const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.prepare(trial);
 
 /**
@@ -86,6 +87,14 @@ const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
     prefetch: oneClip,
     reveal: (item) => (item.expected === null ? 'one clip to label' : `certain label: ${item.expected}`),
   },
+  mushra: {
+    component: MushraTrial,
+    practice: (trial) => trial.practice,
+    // A MUSHRA page has no right answer (the post-screening judges listeners afterwards).
+    check: () => ({ correct: true }),
+    prefetch: (trial, clips, audio) => [trial.reference, ...trial.stimuli].forEach((clip) => void clips.stimulus(clip, audio)),
+    reveal: (item) => `reference ${item.systems[0]} · ${item.systems.slice(1).join(', ')}`,
+  },
 };
 
 function pairCheck(response: PairResponse, expected: string): TrialFeedback {
@@ -98,7 +107,7 @@ export function trialKind(trial: Trial): TrialKind<Trial, TrialResponse> {
 }
 
 export { ScreeningTrial };
-export type { AbResponse, AbxResponse, CcrResponse, PairResponse, RatingResponse, TagsResponse };
+export type { AbResponse, AbxResponse, CcrResponse, PairResponse, RatingResponse, TagsResponse, MushraResponse };
 
 /** The caption pair's and the rating's word on their controls (touch, or their keys). */
 function ClipHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
@@ -130,6 +139,7 @@ const hints: { [K in TrialSettings['kind']]: ComponentType<{ settings: Extract<T
   abx: AbxHints,
   ccr: CcrHints,
   tags: TagsHints,
+  mushra: MushraHints,
 };
 
 export function IntroHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {

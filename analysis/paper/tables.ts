@@ -95,7 +95,7 @@ function bucketsTable(report: Report): PaperTable {
 function calibrationTable(report: Report): PaperTable {
   return {
     id: 'calibration',
-    caption: 'Calibration on the individual votes: $P(\\text{first shown chosen}) = \\sigma(\\beta_0 + \\beta_1 \\Delta)$, $\\Delta$ first minus second; $\\sigma(\\beta_0)$ is the position bias.',
+    caption: 'Calibration on the individual votes: $P($first shown chosen$) = \\sigma(\\beta_0 + \\beta_1 \\Delta)$, $\\Delta$ first minus second; $\\sigma(\\beta_0)$ is the position bias.',
     columns: [col('judge', 'Judge', 'l'), col('votes', 'Votes'), col('beta0', '$\\beta_0$'), col('se_beta0', 'SE'), col('beta1', '$\\beta_1$'), col('se_beta1', 'SE'), col('position_bias', '$\\sigma(\\beta_0)$')],
     rows: report.judges.map(({ judge, calibration: c }) => ({
       key: judge,

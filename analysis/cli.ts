@@ -101,6 +101,9 @@ async function main(): Promise<number> {
   if (!bundle.study) console.error('note: the bundle has no study.json: only the attention rule (and rules given by flags) applied');
   const options = { buckets: f.buckets, btPrior: f['bt-prior'], bootstrap: f.bootstrap > 0 ? { n: f.bootstrap, seed: f.seed } : null };
   const report = analyzeStudy(bundle, settings, options);
+  if (report.plan && !report.plan.hash_matches) console.error(`warning: the analysis plan's hash ${report.plan.hash} does not match its settings (${report.plan.computed_hash}): the plan was changed after it was frozen; the report says so`);
+  const unrecorded = report.plan?.deviations.filter((d) => !d.recorded) ?? [];
+  if (unrecorded.length) console.error(`warning: deviations from the frozen analysis plan not recorded in it: ${unrecorded.map((d) => d.field).join(', ')} (listed in the report)`);
   const notRun = Object.entries(report.listeners.not_run_by_reason);
   if (notRun.length) console.error(`note: rules not run for some listeners (facts missing from the bundle): ${notRun.map(([r, n]) => `${r} ${n}`).join(', ')}`);
   // A rating study without pair votes has no Bradley–Terry ranking to warn about, nor has a bundle without votes.

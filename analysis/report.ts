@@ -2,6 +2,7 @@ import { errorFunction, probit, quantileSorted } from 'simple-statistics';
 import type { BucketPoint } from '../figures/BucketChart';
 import { isVoteItem, itemKind, type Bundle } from './bundle';
 import { attentionCounts, bundleKinds, listenerFacts, minAttentionScore, type ExclusionRule, type ListenerFacts } from './exclusion';
+import type { PlanReport } from './plan';
 import { seededRandom } from './random';
 import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from './ratings';
 import { binomialTest } from './stats/binomial-test';
@@ -110,6 +111,8 @@ export interface SystemStrength {
 }
 
 export interface Report {
+  /** study.json's frozen analysis plan checked against this analysis (analysis/plan.ts); absent without one */
+  plan?: PlanReport;
   input?: { skipped_rows: number; skipped_by_reason: Record<string, number> };
   listeners: {
     total: number;

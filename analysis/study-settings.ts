@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Bundle } from './bundle';
 import { describeRules, exclusionRules, listenerFacts } from './exclusion';
+import { planReport, StudyPlan } from './plan';
 import { analyze, type AnalyzeOptions, type Report } from './report';
 
 /** What "heard the clip" means for the `listening` rule (as the study's `listening`). */
@@ -81,6 +82,8 @@ export const StudySettings = z.object({
   trial: z.looseObject({ kind: z.string().min(1) }).optional(),
   /** what the paper's methods quote (analysis/paper/methods.ts) */
   methods: StudyMethods.optional(),
+  /** the analysis plan frozen when the study opened, and its recorded changes (analysis/plan.ts) */
+  plan: StudyPlan.optional(),
 });
 export type StudySettings = z.infer<typeof StudySettings>;
 
@@ -111,13 +114,26 @@ export function analyzeStudy(
 ): Report {
   // One pass over the answers for the rules and the quality view's response times alike.
   const facts = listenerFacts(bundle, settings.rules.listening?.requirement);
-  return analyze(bundle, {
+  const report = analyze(bundle, {
     ...options,
     minAttention: settings.minAttention,
     splitThreshold: settings.splitThreshold,
     rules: exclusionRules(bundle, settings.rules, facts),
     facts,
   });
+  const study = bundle.study;
+  if (study?.plan) {
+    report.plan = planReport(study.plan, {
+      ...settings,
+      buckets: options.buckets ?? 5,
+      btPrior: options.btPrior ?? 0,
+      bootstrap: options.bootstrap && options.bootstrap.n > 0 ? options.bootstrap : null,
+      kind: study.trial?.kind,
+      orientation: study.orientation,
+      ratingScale: study.ratingScale,
+    });
+  }
+  return report;
 }
 
 /** What a report's header names: the study, the moment of its data, and every rule in force with its threshold. */

@@ -108,6 +108,17 @@ function analysisLines({ settings, options, report }: MethodsInput, cite: (key: 
   return lines;
 }
 
+function planLines({ report }: MethodsInput): string[] {
+  const plan = report.plan;
+  if (!plan) return ['_No frozen analysis plan in study.json._'];
+  const show = (v: unknown) => (v === undefined || v === null ? 'none' : `\`${JSON.stringify(v)}\``);
+  return [
+    `- Frozen ${plan.frozen_at}, hash \`${plan.hash}\`${plan.hash_matches ? '.' : ` — **does not match its settings** (they hash to \`${plan.computed_hash}\`).`}`,
+    plan.deviations.length ? `- Deviations (${plan.deviations.length}):` : '- No deviations from the plan.',
+    ...plan.deviations.map((d) => `  - ${d.field}: ${show(d.planned)} → ${show(d.applied)}; ${d.recorded ? `recorded ${d.at}: ${d.reason}` : 'not recorded in the plan'}`),
+  ];
+}
+
 export function paperMethods(input: MethodsInput): string {
   const { bundle, header, figures, citations } = input;
   const m = bundle.study?.methods;
@@ -123,6 +134,7 @@ export function paperMethods(input: MethodsInput): string {
     ['Screening', [m?.screening ? `- Headphone screening: \`${m.screening.kind}\`${m.screening.required === true ? ', passing required to continue' : m.screening.required === false ? ', not required to continue' : ''}.` : NOT_RECORDED,
       ...(header.rules.some((r) => r.reason === 'screening') ? ['- Listeners who failed it are excluded from the analysis.'] : [])]],
     ['Loudness and the served copies', [...loudness, ...(m?.processing ? ['', m.processing] : [])]],
+    ['Analysis plan', planLines(input)],
     ['Analysis', analysisLines(input, cite)],
     ['Figures', figures.length ? figures.map((f) => `- \`figures/${f}\``) : ['None.']],
   ];

@@ -46,7 +46,7 @@ export function ReportPage({ report, header }: { report: Report; header?: Header
       </head>
       <body>
         <main>
-          <ReportHeader header={header} />
+          <ReportHeader header={header} plan={report.plan} />
           <ListenersSection report={report} platformIds={header?.platformIds} />
           <QualitySection report={report} />
           {report.ratings && <RatingsSection ratings={report.ratings} />}

@@ -1,4 +1,5 @@
-import { mkdir, open, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { commandLine, runCommand } from '../cli/args';
 import { BundleError, readBundle, type Bundle, type ReadBundleOptions } from './bundle';
@@ -7,19 +8,20 @@ import { reportCsvFiles } from './csv-report';
 import { planOptions } from './analysis-plan';
 import { analyzeStudy, RatingScale, reportHeader, reportWithPlan, resolveSettings, type ExclusionRuleSettings } from './study-settings';
 
-const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format json|csv|html] [--out <path>]
+const usage = `usage: npm run analyze -- <bundle-dir | bundle.zip> [--format json|csv|html|paper] [--out <path>]
   [--min-attention 0.75] [--split-threshold 0.75] [--buckets 5] [--bt-prior λ]
   [--bootstrap N --seed S] [--skip-invalid]
   [--min-median-response-ms MS] [--max-listening-violations N] [--max-hidden-ms MS] [--exclude-failed-screening]
   rating studies: [--rating-scale LO,HI] [--min-listener-correlation r]
-json/html: --out is a file (json goes to stdout without --out); csv: --out is a directory.
+json/html: --out is a file (json goes to stdout without --out); csv and paper: --out is a directory
+(paper: tables.tex, numbers.json, methods.md, paper.bib and figures/*.svg).
 The bundle's study.json gives the thresholds, exclusion rules, rating scale and (its frozen analysis
 plan) buckets, prior and bootstrap; a flag overrides it (a rule's flag switches that rule on), and the
 report lists each override of the plan as a deviation.`;
 
 const flags = z
   .object({
-    format: z.enum(['json', 'csv', 'html']).default('json'),
+    format: z.enum(['json', 'csv', 'html', 'paper']).default('json'),
     out: z.string().min(1).optional(),
     'min-attention': z.coerce.number().min(0).max(1).optional(),
     'split-threshold': z.coerce.number().gt(0.5, 'must be above 0.5 (a majority share)').max(1).optional(),
@@ -41,7 +43,7 @@ const flags = z
       .optional(),
     'min-listener-correlation': z.coerce.number().min(-1).max(1).optional(),
   })
-  .refine((f) => f.format === 'json' || f.out, { path: ['out'], message: 'is required for csv and html' });
+  .refine((f) => f.format === 'json' || f.out, { path: ['out'], message: 'is required for csv, html and paper' });
 
 /** A bundle directory, or a zip of one (the studio's Export download). */
 async function readBundleAt(path: string, options: ReadBundleOptions): Promise<Bundle> {
@@ -118,6 +120,14 @@ async function main(): Promise<number> {
   } else if (f.format === 'html') {
     const { renderReportHtml } = await import('./html');
     await writeFile(f.out!, renderReportHtml(report, header));
+  } else if (f.format === 'paper') {
+    const { paperFiles } = await import('./paper/index');
+    // The figures of an earlier run go first: a rebuilt bundle holds what this report draws and nothing else.
+    await rm(join(f.out!, 'figures'), { recursive: true, force: true });
+    for (const [name, text] of paperFiles(bundle, report, header, settings, options)) {
+      await mkdir(dirname(join(f.out!, name)), { recursive: true });
+      await writeFile(join(f.out!, name), text);
+    }
   } else {
     await mkdir(f.out!, { recursive: true });
     for (const [name, text] of Object.entries(reportCsvFiles(report))) await writeFile(`${f.out}/${name}`, text);

@@ -40,6 +40,29 @@ export const RatingScale = z
   .refine(([lo, hi]) => lo < hi, 'the lowest score must be below the highest');
 export type RatingScale = z.infer<typeof RatingScale>;
 
+/**
+ * What the paper bundle's methods.md quotes from the study as it was run (issue 26; BS.1534-3
+ * and P.800.2 list what a paper must report): all optional, a bundle without them gets methods.md
+ * saying so. Texts are quoted verbatim.
+ */
+export const StudyMethods = z.object({
+  /** the design in words (items, how they were chosen, crossing) */
+  design: z.string().optional(),
+  /** the instructions the listeners read, verbatim (Markdown) */
+  instructions: z.string().optional(),
+  /** the question asked on every trial, verbatim */
+  question: z.string().optional(),
+  /** the answer scale: its labels (value → label, in order) and the increment between values */
+  scale: z.object({ labels: z.array(z.object({ value: z.number(), label: z.string() })), increment: z.number().positive().optional() }).optional(),
+  /** the headphone screening: its kind and whether passing it was required */
+  screening: z.looseObject({ kind: z.string() }).optional(),
+  /** the loudness normalisation of the served copies (measure, target, …) */
+  loudness: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  /** how the served copies were made from the source audio, in words */
+  processing: z.string().optional(),
+});
+export type StudyMethods = z.infer<typeof StudyMethods>;
+
 export const StudySettings = z.object({
   study: z.string().min(1),
   /** ISO 8601 UTC */
@@ -57,6 +80,8 @@ export const StudySettings = z.object({
   title: z.string().optional(),
   /** the study's `trial:` settings as its definition gives them (kind first), for a kind's analysis */
   trial: z.looseObject({ kind: z.string().min(1) }).optional(),
+  /** what the paper's methods quote (analysis/paper/methods.ts) */
+  methods: StudyMethods.optional(),
   /** the analysis plan frozen when the study opened, with its recorded changes (analysis-plan.ts) */
   plan: AnalysisPlan.optional(),
 });
@@ -81,10 +106,10 @@ export function resolveSettings(study: StudySettings | null, flags: Partial<Anal
   };
 }
 
-/** The one analysis of a study, for `npm run analyze` and the live report alike. */
 /** The report's own options: the plan's (analysis-plan.ts planOptions), or flags over it. */
 export type ReportOptions = Pick<AnalyzeOptions, 'buckets' | 'btPrior' | 'bootstrap'>;
 
+/** The one analysis of a study, for `npm run analyze` and the live report alike. */
 export function analyzeStudy(bundle: Bundle, settings: AnalysisSettings, options: ReportOptions = planOptions(bundle.study?.plan, {})): Report {
   // One pass over the answers for the rules and the quality view's response times alike.
   const facts = listenerFacts(bundle, settings.rules.listening?.requirement);

@@ -38,9 +38,9 @@ const WORKERS = {
 /**
  * Modules a command imports only on some of its paths (`await import()`), each built as a bundle of
  * its own: the command's bundle, read and compiled on every start, leaves them out. The analyze
- * command renders HTML with React (two thirds of its bundle) only for --format html.
+ * command renders HTML with React (two thirds of its bundle) only for --format html and paper.
  */
-const LAZY = { 'analysis/cli.ts': { './html': 'analysis/html.ts' } };
+const LAZY = { 'analysis/cli.ts': { './html': 'analysis/html.ts', './paper/index': 'analysis/paper/index.ts' } };
 const bundleName = (source) => source.replace(/\.(?:ts|mjs)$/, '').replaceAll('/', '-') + '.mjs';
 export const commandBundle = (command) => join(outDir, bundleName(COMMANDS[command]));
 

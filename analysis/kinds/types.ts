@@ -10,6 +10,7 @@
 import type { Bundle, BundleError, BundleItem } from '../bundle';
 import type { ExclusionRule } from '../exclusion';
 import type { StudySettings } from '../study-settings';
+import type { PaperTable } from '../paper/latex';
 
 /** An items.csv row as text (the spec's six columns, trimmed), for a kind to read as its item. */
 export interface ItemCells {
@@ -102,4 +103,12 @@ export interface AnalysisKind<Row = unknown, Section = unknown> {
   report(bundle: Bundle, answers: readonly KindAnswer<Row>[], context: KindContext): Section;
   /** The section as files of the CSV report (name → table). */
   csv(section: Section): Record<string, CsvTable>;
+  /**
+   * The section's tables in the paper bundle (`--format paper`, analysis/paper/latex.ts: each cell
+   * its LaTeX and its unrounded value); without it the section is written as generic tables of
+   * its fields (analysis/paper/tables.ts sectionTables).
+   */
+  paperTables?(section: Section): PaperTable[];
+  /** The keys of paper.bib (analysis/paper/bib.ts) of the methods the section uses, e.g. `itu-p800`. */
+  paperCitations?: readonly string[];
 }

@@ -68,6 +68,7 @@ export const ccrAnalysis: AnalysisKind<CcrRow, CcrSection> = {
   part: () => '',
   correct: (answer, item) => Math.sign(answer.rows[0].score) === Math.sign(Number(item.expected)),
   section: 'ccr',
+  paperCitations: ['itu-p800'],
   report: (bundle, answers, context) => ccrSystems(bundle, answers, context.retained),
   csv: (section) => ({
     'ccr_systems.csv': {

@@ -61,7 +61,7 @@ export function AbFigure({ items }: { items: readonly AbItemVotes[] }) {
         axis="share preferring the first system"
         points={pairs.map((p) => ({ label: `${p.first} vs ${p.second}`, share: p.share, ci95: p.ci95, n: p.decided }))}
       />
-      <table data-testid="ab-preference">
+      <table className="data" data-testid="ab-preference">
         <caption>Votes of retained listeners on the A/B items, per system pair (ties apart)</caption>
         <thead>
           <tr><th scope="col">first system</th><th scope="col">second system</th><th scope="col">for first</th><th scope="col">decided votes</th><th scope="col">share for first</th><th scope="col">95% CI (Wilson)</th><th scope="col">ties</th></tr>

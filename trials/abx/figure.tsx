@@ -34,7 +34,7 @@ export function AbxFigure({ section }: { section: AbxFigureSection }) {
         axis="share of right answers"
         points={section.pairs.map((p) => ({ label: `${p.system_a} vs ${p.system_b}`, share: p.p_correct, ci95: wilsonInterval(p.correct, p.n), n: p.n }))}
       />
-      <table data-testid="abx-pairs">
+      <table className="data" data-testid="abx-pairs">
         <caption>{`${section.answers} scored answers of retained listeners; p: one-sided exact binomial test against guessing (½)`}</caption>
         <thead>
           <tr><th scope="col">system a</th><th scope="col">system b</th><th scope="col">answers</th><th scope="col">right</th><th scope="col">% right</th><th scope="col">95% CI (Wilson)</th><th scope="col">exact binomial p</th><th scope="col">d′ (independent)</th><th scope="col">d′ (differencing)</th></tr>

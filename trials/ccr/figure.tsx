@@ -30,7 +30,7 @@ export function CcrFigure({ section }: { section: CcrFigureSection }) {
   return (
     <>
       {rated.length > 0 ? <MosChart systems={rated} scale={[-3, 3]} measure="CMOS" /> : <p>No CCR scores of retained listeners yet.</p>}
-      <table data-testid="ccr-systems">
+      <table className="data" data-testid="ccr-systems">
         <caption>{`CMOS: the mean score of the processed system relative to its reference (−3 much worse … +3 much better), over ${section.answers} scored answers of retained listeners`}</caption>
         <thead>
           <tr><th scope="col">rank</th><th scope="col">system</th><th scope="col">reference</th><th scope="col">n</th><th scope="col">CMOS</th><th scope="col">SD</th><th scope="col">95% CI (t)</th><th scope="col">rank_ci</th></tr>

@@ -4,8 +4,9 @@
 // analysis/ (the HTML report) and client/ (the dashboard), the two that draw the same figures.
 // cli/ (argument parsing) is shared by every layer's commands and imports none. A trial kind is a folder
 // trials/<kind>/ (trials/README.md) whose files each belong to one layer by name: contract.ts is contract,
-// plan.ts studies, server.ts server, *.tsx named in PascalCase and words.ts the client, report.ts,
-// report-section.tsx and simulate.ts analysis; each obeys its
+// plan.ts studies, server.ts server, *.tsx named in PascalCase (its listener component, its dashboard
+// panel <Name>Panel.tsx) and words.ts the client, report.ts, report-section.tsx and simulate.ts analysis,
+// and figure.tsx the kind's figures/ (drawn by both its report section and its panel: figures/ only); each obeys its
 // layer's rule, and the layers' registries (contract/trials, studies/trials, server/store/trials,
 // client/listener/trials, analysis/kinds) import the kinds' files of their own layer only.
 // Style is left to the code review, not to a linter.
@@ -19,8 +20,9 @@ const kind = {
   server: './trials/*/server.ts',
   client: './trials/*/{[A-Z]*.tsx,words.ts}',
   analysis: ['./trials/*/report.ts', './trials/*/report-section.tsx', './trials/*/simulate.ts'],
+  figures: './trials/*/figure.tsx',
 };
-const notContract = [kind.studies, kind.server, kind.client, ...kind.analysis];
+const notContract = [kind.studies, kind.server, kind.client, ...kind.analysis, kind.figures];
 
 const layers = [
   { target: './contract', from: ['./db', './audio-manifest', './studies', './server', './analysis', './client', './figures'], message: 'contract/ is the neutral API description: zod and constants only.' },
@@ -41,6 +43,10 @@ const layers = [
   { target: kind.studies, from: ['./server/**', './client/**', kind.server, kind.client], message: 'a kind\'s plan.ts is studies/: the server calls it, not the other way.' },
   { target: kind.server, from: ['./client/**', kind.client], message: 'a kind\'s server.ts does not import the client.' },
   { target: kind.client, from: ['./db/**', './audio-manifest/**', './studies/**', './analysis/**', './server/**', kind.studies, kind.server, ...kind.analysis], message: 'a kind\'s component imports only contract/, client/ and its contract.ts and words.ts.' },
+  {
+    target: kind.figures, from: ['./contract/**', './db/**', './audio-manifest/**', './studies/**', './server/**', './analysis/**', './client/**', './cli/**', kind.contract, kind.studies, kind.server, kind.client, ...kind.analysis],
+    message: 'a kind\'s figure.tsx is figures/: shared by its report section and its dashboard panel, it imports figures/ only.',
+  },
   ...kind.analysis.map((target) => ({
     target, from: ['./contract/**', './db/**', './audio-manifest/**', './studies/**', './server/**', './client/**', kind.contract, kind.studies, kind.server, kind.client],
     message: 'a kind\'s report.ts and simulate.ts are analysis/: they read bundles, nothing else.',

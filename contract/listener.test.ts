@@ -37,6 +37,10 @@ describe('the listener surface', () => {
         // The study's questionnaire (contract/questionnaire.ts): the researcher's own questions and options, like its other
         // texts, and which part is due; nothing about systems or clips.
         'after', 'before', 'integer', 'max', 'maxLength', 'min', 'options', 'questions', 'questionsDue', 'text', 'trialComments', 'when',
+        // A tags trial (trials/tags): the study's attributes as the listener labels with them (never the manifest label they are checked against).
+        'attributes', 'name', 'values', 'hints',
+        // A MUSHRA page (trials/mushra): the open reference as an opaque served clip (the hidden one is among the stimuli).
+        'reference',
       ].sort(),
     );
   });

@@ -15,7 +15,12 @@ export interface MosPoint {
  * computed, the listener-bootstrap interval as a dashed line below it (told apart by style in
  * grey, and named in the legend). The report and the live dashboard draw the same figure.
  */
-export function MosChart({ systems, scale: range }: { systems: readonly MosPoint[]; scale: Interval | null }) {
+export function MosChart({ systems, scale: range, measure = 'MOS' }: {
+  systems: readonly MosPoint[];
+  scale: Interval | null;
+  /** what the scores are: a rating study's MOS, or a CCR study's CMOS (comparison mean opinion score) */
+  measure?: 'MOS' | 'CMOS';
+}) {
   const rowH = 24, T = 30, B = 30, nameW = 150, plotW = 420, R = 16;
   const W = nameW + plotW + R;
   const H = T + systems.length * rowH + B;
@@ -26,10 +31,10 @@ export function MosChart({ systems, scale: range }: { systems: readonly MosPoint
   const rowY = (i: number) => T + i * rowH + rowH / 2;
   const boot = systems.some((s) => s.ci95_bootstrap);
   return (
-    <Figure name="mos" title="Mean opinion score per system with 95% intervals" width={W} height={H}
+    <Figure name={measure.toLowerCase()} title={`${measure === 'MOS' ? 'Mean' : 'Comparison mean'} opinion score per system with 95% intervals`} width={W} height={H}
       description={`Each system's mean score (dot) on the ${lo}–${hi} scale with its 95% t-interval (solid line)${boot ? ' and the listener-bootstrap interval (dashed line below)' : ''}.`}>
       <Label x={nameW + plotW / 2} y={T - 12} anchor="middle" size={12} colour={INK.text}>
-        {`MOS (95% CI: t solid${boot ? ', listener bootstrap dashed' : ''})`}
+        {`${measure} (95% CI: t solid${boot ? ', listener bootstrap dashed' : ''})`}
       </Label>
       {ticks(lo, hi, Math.min(8, Math.max(1, hi - lo))).map((t) => (
         <g key={t}>
@@ -45,7 +50,7 @@ export function MosChart({ systems, scale: range }: { systems: readonly MosPoint
             <line x1={x(s.ci95_bootstrap[0])} x2={x(s.ci95_bootstrap[1])} y1={rowY(i) + 5} y2={rowY(i) + 5} stroke={INK.secondary} strokeWidth={2} strokeDasharray="5 3" />
           )}
           <circle cx={x(s.mos)} cy={rowY(i)} r={4.5} fill={INK.primary}>
-            <title>{`${s.system}: MOS ${fixed(s.mos)} ${intervalText(s.ci95, (v) => fixed(v))}, n = ${s.n}`}</title>
+            <title>{`${s.system}: ${measure} ${fixed(s.mos)} ${intervalText(s.ci95, (v) => fixed(v))}, n = ${s.n}`}</title>
           </circle>
         </g>
       ))}

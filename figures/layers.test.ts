@@ -23,6 +23,7 @@ describe('figures/ is a neutral folder', () => {
     ['figures/x.tsx', "import { StudyId } from '../contract/common';\nexport const s = StudyId;"],
     ['contract/x.ts', "import { INK } from '../figures/chart';\nexport const i = INK;"],
     ['db/x.ts', "import { INK } from '../figures/chart';\nexport const i = INK;"],
+    ['trials/abx/figure.tsx', "import { StudyId } from '../../contract/common';\nexport const s = StudyId;"],
   ])('refuses %s importing across', async (file, code) => {
     const errors = await boundaryErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -33,6 +34,7 @@ describe('figures/ is a neutral folder', () => {
     ['analysis/x.tsx', "import { MosChart } from '../figures/MosChart';\nexport const M = MosChart;"],
     ['client/reports/x.tsx', "import { BarChart } from '../../figures/BarChart';\nexport const B = BarChart;"],
     ['figures/x.tsx', "import { useId } from 'react';\nimport { INK } from './chart';\nexport const both = [useId, INK];"],
+    ['trials/abx/figure.tsx', "import { ShareChart } from '../../figures/ShareChart';\nexport const S = ShareChart;"],
   ])('lets %s through', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });

@@ -8,6 +8,8 @@ import type { ComponentType } from 'react';
 import { SectionTable } from '../../figures/SectionTable';
 import type { Report } from '../report';
 import { ANALYSIS_KINDS } from './index';
+import { AbxReportSection } from '../../trials/abx/report-section';
+import { CcrReportSection } from '../../trials/ccr/report-section';
 
 /** What a kind's HTML section is drawn from: its own section, and the whole report (for its header or listeners). */
 export interface KindSectionProps<Section = unknown> {
@@ -16,7 +18,7 @@ export interface KindSectionProps<Section = unknown> {
 }
 
 // `any`: each kind has its own section type.
-export const KIND_SECTIONS: Record<string, ComponentType<KindSectionProps<any>>> = {};
+export const KIND_SECTIONS: Record<string, ComponentType<KindSectionProps<any>>> = { abx: AbxReportSection, ccr: CcrReportSection };
 
 /** Every registered kind's section the report has, in the registry's order. */
 export function KindSections({ report }: { report: Report }) {

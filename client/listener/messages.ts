@@ -110,7 +110,7 @@ export const en = {
   returnNoCode: 'Please return the study on the platform where you found it; no completion code is needed.',
   mayReopen: 'If the study reopens, this link brings you back where you stopped.',
 
-  // Pair trial
+  // Clip trials (the caption pair's and the rating's own words are in trials/pair/words.ts, trials/rating/words.ts)
   practice: 'Practice',
   playClip: 'Play clip',
   pauseClip: 'Pause clip',
@@ -123,33 +123,18 @@ export const en = {
   reporting: 'Reporting…',
   reportAndSkip: 'Report a problem and skip this clip',
   loadingTheClip: 'Loading the clip…',
-  nowChoose: 'Now choose the caption that fits better.',
   skippedAhead: 'Part of the clip was skipped (the position was moved ahead). Play the parts you skipped to unlock the choice.',
   listenWhole: 'Listen to the whole clip to unlock the choice.',
   listenSeconds: (seconds: number) => `Listen to at least ${seconds} seconds to unlock the choice.`,
-  captions: 'Captions',
-  yourChoice: '✓ Your choice',
-  correct: (n: number) => `Correct — caption ${n} describes the delivery better.`,
-  wrong: (n: number) => `Not quite — caption ${n} describes the delivery better.`,
   intendedMark: 'Intended answer',
   listenAgain: 'You can listen to the clip again before you continue.',
   checking: 'Checking…',
   confirmChoice: 'Confirm choice',
-  touchHints: 'Tap ▶ to listen, tap the caption that fits better, then Confirm.',
   shortcutsSwitch: 'Single-key shortcuts',
 
-  // Rating trial
-  /** ACR's five points (ITU-T P.800 Annex B), lowest first: a 5-point scale's labels unless the study gives its own. */
-  acrLabels: ['Bad', 'Poor', 'Fair', 'Good', 'Excellent'],
-  captionToRate: 'Caption to rate',
-  ratingScale: 'Your rating',
-  nowRate: 'Now choose your rating.',
-  confirmRating: 'Confirm rating',
+  // Instructions of a rating study
   keysRate: 'rate',
-  touchHintsRating: 'Tap ▶ to listen, tap your rating, then Confirm.',
   touchHintsLongRating: 'Use headphones in a quiet place. Tap ▶ to listen, tap your rating, then Confirm.',
-  ratingCorrect: (point: string) => `Right — the intended rating is ${point}.`,
-  ratingWrong: (point: string) => `Not quite — the intended rating is ${point}.`,
 
   // Headphone check
   antiphaseTitle: 'Headphone check',
@@ -276,33 +261,19 @@ export const de: Messages = {
   reporting: 'Wird gemeldet…',
   reportAndSkip: 'Problem melden und diesen Clip überspringen',
   loadingTheClip: 'Der Clip wird geladen…',
-  nowChoose: 'Wählen Sie jetzt die Beschreibung, die besser passt.',
   skippedAhead:
     'Ein Teil des Clips wurde übersprungen (die Position wurde nach vorn verschoben). Spielen Sie die übersprungenen Stellen ab, um die Auswahl freizuschalten.',
   listenWhole: 'Hören Sie den ganzen Clip an, um die Auswahl freizuschalten.',
   listenSeconds: (seconds: number) => `Hören Sie mindestens ${seconds} Sekunden an, um die Auswahl freizuschalten.`,
-  captions: 'Beschreibungen',
-  yourChoice: '✓ Ihre Wahl',
-  correct: (n: number) => `Richtig — Beschreibung ${n} trifft die Sprechweise besser.`,
-  wrong: (n: number) => `Nicht ganz — Beschreibung ${n} trifft die Sprechweise besser.`,
   intendedMark: 'Vorgesehene Antwort',
   listenAgain: 'Sie können den Clip noch einmal anhören, bevor Sie weitermachen.',
   checking: 'Wird geprüft…',
   confirmChoice: 'Auswahl bestätigen',
-  touchHints: 'Tippen Sie auf ▶ zum Anhören, dann auf die passendere Beschreibung und zuletzt auf Bestätigen.',
   shortcutsSwitch: 'Einzeltasten-Kürzel',
 
-  acrLabels: ['schlecht', 'dürftig', 'ordentlich', 'gut', 'ausgezeichnet'],
-  captionToRate: 'Zu bewertende Beschreibung',
-  ratingScale: 'Ihre Bewertung',
-  nowRate: 'Wählen Sie jetzt Ihre Bewertung.',
-  confirmRating: 'Bewertung bestätigen',
   keysRate: 'bewerten',
-  touchHintsRating: 'Tippen Sie auf ▶ zum Anhören, dann auf Ihre Bewertung und zuletzt auf Bestätigen.',
   touchHintsLongRating:
     'Benutzen Sie Kopfhörer an einem ruhigen Ort. Tippen Sie auf ▶ zum Anhören, dann auf Ihre Bewertung und zuletzt auf Bestätigen.',
-  ratingCorrect: (point: string) => `Richtig — die vorgesehene Bewertung ist ${point}.`,
-  ratingWrong: (point: string) => `Nicht ganz — die vorgesehene Bewertung ist ${point}.`,
 
   antiphaseTitle: 'Kopfhörertest',
   antiphaseQuestion: 'Welcher der drei Töne war am leisesten?',
@@ -330,3 +301,13 @@ export const catalogues: Record<Language, Messages> = { en, de };
 /** The catalogue of the study on screen; English until the study's language is known (and in the studio). */
 export const MessagesContext = createContext<Messages>(en);
 export const useMessages = (): Messages => useContext(MessagesContext);
+
+/**
+ * A trial kind's own words (trials/<kind>/words.ts) in the language of the shared catalogue on
+ * screen, English where none matches (as the shared words).
+ */
+export function useKindWords<Words>(kindCatalogues: Record<Language, Words>): Words {
+  const shared = useMessages();
+  const language = (Object.keys(catalogues) as Language[]).find((l) => catalogues[l] === shared);
+  return kindCatalogues[language ?? 'en'];
+}

@@ -1,9 +1,10 @@
-import { useRef, type ReactNode } from 'react';
 import type { Dashboard as DashboardData } from '../../contract/reports';
 import { BarChart, type BarStyle } from '../../figures/BarChart';
 import { MosChart } from '../../figures/MosChart';
-import { download, downloadBundle, errorText, openHtmlReport, studio } from '../studio/api';
+import { downloadBundle, errorText, openHtmlReport, studio } from '../studio/api';
 import { usePolled } from '../studio/usePolled';
+import { KindPanels } from './kind-panels';
+import { SavableFigure } from './SavableFigure';
 
 const POLL_MS = 3000;
 
@@ -27,24 +28,6 @@ function Figure({ label, value, sub, testId }: { label: string; value: string | 
       <div className="figure-label">{label}</div>
       {sub && <div className="figure-sub">{sub}</div>}
     </div>
-  );
-}
-
-/**
- * A shared figure (figures/) with a button that saves it: the SVG on screen is a standalone
- * document (namespace, fonts and colours as attributes), so its markup is the file.
- */
-function SavableFigure({ file, what, children }: { file: string; what: string; children: ReactNode }) {
-  const box = useRef<HTMLDivElement>(null);
-  const save = () => {
-    const svg = box.current?.querySelector('svg');
-    if (svg) download(`${file}.svg`, new XMLSerializer().serializeToString(svg), 'image/svg+xml');
-  };
-  return (
-    <figure className="dash-figure">
-      <div ref={box}>{children}</div>
-      <button type="button" className="link small" onClick={save}>{`Save the ${what} figure (SVG)`}</button>
-    </figure>
   );
 }
 
@@ -279,6 +262,7 @@ export function Dashboard({ study }: { study: string }) {
           </SavableFigure>
         </div>
       </div>
+      <KindPanels study={study} kinds={[...new Set(data.votes.perItem.map((i) => i.kind))]} votes={data.votes.total} />
     </section>
   );
 }

@@ -69,6 +69,8 @@ export const studio = {
   exportZip: (id: string) => authedFile(`${study(id)}/export.zip`),
   participants: (id: string) => authed<ParticipantTable>('GET', `${study(id)}/participants`),
   approvals: (id: string) => authedFile(`${study(id)}/approvals.csv`),
+  /** The report JSON (analysis-spec §7), whose registered kinds' sections the dashboard's kind panels show. */
+  report: (id: string) => authed<Record<string, unknown>>('GET', `/api/reports/${encodeURIComponent(id)}`),
   reportLink: (id: string) => authed<ReportLink>('POST', `/api/reports/${encodeURIComponent(id)}/html-link`),
 };
 

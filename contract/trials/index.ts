@@ -22,9 +22,11 @@ export type TrialKind = TrialSettings['kind'];
  * a system's name (a CCR study's reference), which would tell the listener what they hear
  * (docs/blinding.md).
  */
-export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), TagsSettings, z.object({ kind: z.literal('mushra') }).strict()]);
+export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), z.object({ kind: z.literal('tags') }).strict(), z.object({ kind: z.literal('mushra') }).strict()]);
 export type ListenerTrialSettings = z.infer<typeof ListenerTrialSettings>;
-export const listenerTrialSettings = (settings: TrialSettings): ListenerTrialSettings => (settings.kind === 'ccr' ? { kind: 'ccr' } : settings.kind === 'mushra' ? { kind: 'mushra' } : settings);
+// A CCR study's reference system, a tags study's manifest label keys and a MUSHRA study's systems stay on the server: the trials carry what the listener needs.
+export const listenerTrialSettings = (settings: TrialSettings): ListenerTrialSettings =>
+  settings.kind === 'ccr' || settings.kind === 'tags' || settings.kind === 'mushra' ? { kind: settings.kind } : settings;
 
 /** One trial as a listener sees it. */
 export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial, TagsTrial, MushraTrial]);

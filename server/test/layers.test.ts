@@ -61,6 +61,13 @@ describe('a trial kind is a folder of layers', () => {
     ['studies/x.ts', "import { pair } from '../trials/pair/server';\nexport const p = pair;"],
     ['analysis/x.ts', "import { planPairItems } from '../trials/pair/plan';\nexport const p = planPairItems;"],
     ['contract/x.ts', "import { planPairItems } from '../trials/pair/plan';\nexport const p = planPairItems;"],
+    ['trials/abx/AbxPanel.tsx', "import { abxPairs } from './report';\nexport const p = abxPairs;"],
+    ['trials/abx/figure.tsx', "import { abxPairs } from './report';\nexport const p = abxPairs;"],
+    ['trials/abx/figure.tsx', "import { SavableFigure } from '../../client/reports/SavableFigure';\nexport const S = SavableFigure;"],
+    ['trials/abx/figure.tsx', "import { AbxPanel } from './AbxPanel';\nexport const P = AbxPanel;"],
+    ['trials/abx/report-section.tsx', "import { AbxPanel } from './AbxPanel';\nexport const P = AbxPanel;"],
+    ['analysis/x.tsx', "import { AbxPanel } from '../trials/abx/AbxPanel';\nexport const P = AbxPanel;"],
+    ['client/reports/x.tsx', "import { AbxReportSection } from '../../trials/abx/report-section';\nexport const S = AbxReportSection;"],
   ])('refuses %s importing across', async (file, code) => {
     expect(await boundaryErrors(file, code)).toHaveLength(1);
   });
@@ -71,6 +78,10 @@ describe('a trial kind is a folder of layers', () => {
     ['trials/pair/server.ts', "import { invalidRequest } from '../../server/errors';\nimport { PairAnswer } from './contract';\nexport const s = [invalidRequest, PairAnswer];"],
     ['contract/x.ts', "import { PairTrial } from '../trials/pair/contract';\nexport const P = PairTrial;"],
     ['client/listener/x.ts', "import { PairTrial } from '../../trials/pair/PairTrial';\nexport const P = PairTrial;"],
+    ['trials/abx/AbxPanel.tsx', "import { SavableFigure } from '../../client/reports/SavableFigure';\nimport { AbxFigure } from './figure';\nexport const both = [SavableFigure, AbxFigure];"],
+    ['trials/abx/figure.tsx', "import { ShareChart } from '../../figures/ShareChart';\nexport const S = ShareChart;"],
+    ['trials/abx/report-section.tsx', "import { AbxFigure } from './figure';\nexport const F = AbxFigure;"],
+    ['client/reports/x.tsx', "import { AbxPanel } from '../../trials/abx/AbxPanel';\nexport const P = AbxPanel;"],
   ])('lets %s through', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });

@@ -34,3 +34,10 @@ describe('A/B trial words', () => {
     expect(en.listenSeconds(2)).toBe('Listen to at least 2 seconds of A and of B to unlock the choice.');
   });
 });
+
+describe('A/B practice feedback', () => {
+  it('says both versions may be heard again, in English and German', () => {
+    expect(en.listenAgain).toBe('You can listen to A and B again before you continue.');
+    expect(abCatalogues.de.listenAgain).toBe('Sie können A und B noch einmal anhören, bevor Sie weitermachen.');
+  });
+});

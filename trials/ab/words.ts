@@ -5,7 +5,7 @@
  * screen is the one of the study's language, found from the shared catalogue the session provides.
  */
 import type { Language } from '../../contract/study-definition';
-import { catalogues, useMessages } from '../../client/listener/messages';
+import { useKindWords } from '../../client/listener/messages';
 
 type Side = 'A' | 'B';
 
@@ -28,6 +28,8 @@ export const en = {
   correct: (side: Side) => `Correct — ${side} is the better one.`,
   wrong: (side: Side) => `Not quite — ${side} is the better one.`,
   wrongTie: 'Not quite — one of the two is clearly better. Listen again.',
+  /** Beside the practice feedback. */
+  listenAgain: 'You can listen to A and B again before you continue.',
 };
 
 export type AbWords = typeof en;
@@ -50,13 +52,10 @@ export const de: AbWords = {
   correct: (side: Side) => `Richtig — ${side} ist die bessere Fassung.`,
   wrong: (side: Side) => `Nicht ganz — ${side} ist die bessere Fassung.`,
   wrongTie: 'Nicht ganz — eine der beiden Fassungen ist deutlich besser. Hören Sie noch einmal hin.',
+  listenAgain: 'Sie können A und B noch einmal anhören, bevor Sie weitermachen.',
 };
 
 export const abCatalogues: Record<Language, AbWords> = { en, de };
 
 /** The A/B words in the language of the shared catalogue on screen (English where none matches, as the shared words). */
-export function useAbWords(): AbWords {
-  const shared = useMessages();
-  const language = (Object.keys(catalogues) as Language[]).find((l) => catalogues[l] === shared);
-  return abCatalogues[language ?? 'en'];
-}
+export const useAbWords = (): AbWords => useKindWords(abCatalogues);

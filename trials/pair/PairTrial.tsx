@@ -1,6 +1,7 @@
 import type { PairAnswer, PairTrial as PairSpec } from './contract';
 import type { ListeningRecord } from '../../client/lib/listening';
 import { useMessages } from '../../client/listener/messages';
+import { usePairWords } from './words';
 import { AnswerGroup, ClipTrialScreen } from '../../client/listener/trials/ClipTrialScreen';
 import type { TrialProps } from '../../client/listener/trials/types';
 import { useClipTrial, type AnswerModel } from '../../client/listener/trials/useClipTrial';
@@ -20,6 +21,7 @@ const pairAnswers: AnswerModel<Side, PairAnswer> = {
  */
 export function PairTrial(props: TrialProps<PairSpec, PairResponse>) {
   const m = useMessages();
+  const w = usePairWords();
   const t = useClipTrial(props, pairAnswers);
   const { spec } = props;
   // Practice feedback says which caption was intended: the one chosen if right, else the other.
@@ -30,22 +32,22 @@ export function PairTrial(props: TrialProps<PairSpec, PairResponse>) {
       practice={spec.kind === 'practice'}
       label={props.label}
       texts={{
-        unlocked: m.nowChoose,
+        unlocked: w.nowChoose,
         confirm: m.confirmChoice,
-        touchHints: m.touchHints,
+        touchHints: w.touchHints,
         keyHints: (
           <>
             <kbd>1</kbd>/<kbd>2</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysChoose}
           </>
         ),
-        feedback: (fb) => (fb.correct ? m.correct(intended!) : m.wrong(intended!)),
+        feedback: (fb) => (fb.correct ? w.correct(intended!) : w.wrong(intended!)),
       }}
     >
       <AnswerGroup
         t={t}
         className="captions"
         optionClass="caption"
-        label={m.captions}
+        label={w.captions}
         intended={intended}
         options={spec.captions.map((text, i) => ({
           value: (i + 1) as Side,
@@ -56,7 +58,7 @@ export function PairTrial(props: TrialProps<PairSpec, PairResponse>) {
               </span>
               <span className="caption-text">{text}</span>
               <span className="chosen-mark" aria-hidden="true">
-                {m.yourChoice}
+                {w.yourChoice}
               </span>
             </>
           ),

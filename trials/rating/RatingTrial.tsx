@@ -4,6 +4,7 @@ import type { ListeningRecord } from '../../client/lib/listening';
 import { useMessages } from '../../client/listener/messages';
 import { AnswerGroup, ClipTrialScreen } from '../../client/listener/trials/ClipTrialScreen';
 import { pointText, scalePoints } from './scale';
+import { useRatingWords } from './words';
 import type { TrialFeedback, TrialProps } from '../../client/listener/trials/types';
 import { useClipTrial, type AnswerModel } from '../../client/listener/trials/useClipTrial';
 
@@ -17,10 +18,11 @@ export type RatingResponse = ListeningRecord & RatingAnswer;
  */
 export function RatingTrial(props: TrialProps<RatingSpec, RatingResponse>) {
   const m = useMessages();
+  const w = useRatingWords();
   const { spec, env } = props;
   // A rating trial only ever comes from a rating study; the contract's default scale covers the rest.
   const scale = env.trial.kind === 'rating' ? env.trial.scale : { points: 5 as const };
-  const points = useMemo(() => scalePoints(scale, m.acrLabels), [scale, m]);
+  const points = useMemo(() => scalePoints(scale, w.acrLabels), [scale, w]);
   const top = points.length;
   const model = useMemo<AnswerModel<number, RatingAnswer>>(
     () => ({
@@ -42,20 +44,20 @@ export function RatingTrial(props: TrialProps<RatingSpec, RatingResponse>) {
       practice={spec.practice}
       label={props.label}
       texts={{
-        unlocked: m.nowRate,
-        confirm: m.confirmRating,
-        touchHints: m.touchHintsRating,
+        unlocked: w.nowRate,
+        confirm: w.confirmRating,
+        touchHints: w.touchHintsRating,
         keyHints: (
           <>
             <kbd>1</kbd>–<kbd>{top}</kbd> {m.keysOr} <kbd>←</kbd>/<kbd>→</kbd> {m.keysRate}
           </>
         ),
-        feedback: (fb) => (fb.correct ? m.ratingCorrect(intended(fb)) : m.ratingWrong(intended(fb))),
+        feedback: (fb) => (fb.correct ? w.ratingCorrect(intended(fb)) : w.ratingWrong(intended(fb))),
       }}
     >
       {spec.caption !== null && (
         <div className="rated-caption">
-          <p className="rated-caption-label">{m.captionToRate}</p>
+          <p className="rated-caption-label">{w.captionToRate}</p>
           <p className="caption-text">{spec.caption}</p>
         </div>
       )}
@@ -63,7 +65,7 @@ export function RatingTrial(props: TrialProps<RatingSpec, RatingResponse>) {
         t={t}
         className={`scale scale-${top}`}
         optionClass="score"
-        label={m.ratingScale}
+        label={w.ratingScale}
         intended={t.feedback?.score ?? null}
         options={points.map((p) => ({
           value: p.value,

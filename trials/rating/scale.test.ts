@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RatingScale, RatingSettings } from './contract';
-import { catalogues, en } from '../../client/listener/messages';
+import { ratingCatalogues as catalogues, en } from './words';
 import { pointText, scalePoints } from './scale';
 
 describe('rating scale points', () => {

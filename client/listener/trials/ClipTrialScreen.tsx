@@ -28,6 +28,8 @@ export interface ClipTrialTexts {
   /** The keyboard hint after Space's (the kind's pick keys and Enter). */
   keyHints: ReactNode;
   feedback(fb: TrialFeedback): string;
+  /** Beside practice feedback: what may be heard again (default: the clip). */
+  listenAgain?: string;
 }
 
 /**
@@ -163,7 +165,7 @@ export function TrialFooter({
       {t.feedback ? (
         <div className={t.feedback.correct ? 'feedback correct' : 'feedback wrong'} role="alert">
           <p>{texts.feedback(t.feedback)}</p>
-          <span className="muted listen-again">{m.listenAgain}</span>
+          <span className="muted listen-again">{texts.listenAgain ?? m.listenAgain}</span>
           <button
             ref={continueButton}
             type="button"

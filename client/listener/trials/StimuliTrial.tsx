@@ -36,6 +36,8 @@ export interface StimuliWords {
   listenSeconds: (seconds: number) => string;
   nowChoose: string;
   touchHints: string;
+  /** beside practice feedback, when the kind names what may be heard again (default: the shared words' clip) */
+  listenAgain?: string;
 }
 
 export interface StimuliTrialConfig<Value extends string, Answer> {
@@ -202,6 +204,7 @@ export function StimuliTrial<Value extends string, Answer, R extends ListeningRe
           touchHints: w.touchHints,
           keyHints: c.keyHints,
           feedback: (f) => c.feedback(f.correct, intended),
+          listenAgain: w.listenAgain,
         }}
       />
     </section>

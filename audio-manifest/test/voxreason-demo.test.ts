@@ -77,8 +77,9 @@ describe('importDemo (the bundled demo study)', () => {
     const report = await importDemo(env.db, demoDir, { onFailure: (l) => lines.push(l) });
     expect(lines).toEqual([]);
     // 16 demo clips and 48 renditions (3 systems × 16 sentences; renditions.test.ts checks them).
-    // And each rendition's degraded copy (degraded.test.ts): 48 more clips.
-    expect(report.imported).toBe(64 + 48);
+    // And each rendition's degraded copy (degraded.test.ts): 48 more clips; and its two MUSHRA
+    // anchors, 3.5 and 7 kHz low-pass (anchors.ts): 96 more.
+    expect(report.imported).toBe(64 + 48 + 96);
     const clips = listClips(env.db, 'metaset');
     expect(clips).toHaveLength(16);
     for (const clip of clips) {

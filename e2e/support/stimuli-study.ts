@@ -68,9 +68,16 @@ export async function runStimuliStudy(page: Page, browser: Browser, server: E2eS
     const name = k.answer(order, expected);
     if (touch) await trial.getByRole('radio', { name, exact: true }).tap();
     else {
-      const radios = await trial.getByRole('radio').allTextContents();
-      const target = radios.findIndex((r) => r.trim() === name);
-      for (let i = 0; i <= target; i++) await p.keyboard.press('ArrowRight');
+      // ← / → walk the options, stopping at the ends: pick one, then walk to the answer.
+      const texts = (await trial.getByRole('radio').allTextContents()).map((r) => r.trim());
+      const target = texts.indexOf(name);
+      const checked = trial.getByRole('radio', { checked: true });
+      await p.keyboard.press('ArrowRight');
+      for (let i = 0; i < texts.length; i++) {
+        const at = texts.indexOf(((await checked.textContent()) ?? '').trim());
+        if (at === target) break;
+        await p.keyboard.press(at < target ? 'ArrowRight' : 'ArrowLeft');
+      }
       await expect(trial.getByRole('radio', { checked: true })).toHaveText(name);
     }
     await expect(trial.getByRole('radio', { name, exact: true })).toHaveAttribute('aria-checked', 'true');
@@ -80,9 +87,11 @@ export async function runStimuliStudy(page: Page, browser: Browser, server: E2eS
     }
     if (touch) await trial.getByRole('button', { name: 'Confirm choice' }).tap();
     else await p.keyboard.press('Enter');
+    // Practice trials show feedback first; everything else moves straight on.
     const next = trial.getByRole('button', { name: 'Continue' });
-    await expect(trial.or(next).first()).toBeVisible();
+    await expect.poll(async () => (await next.isVisible()) || !(await trial.isVisible()), { timeout: 20_000 }).toBe(true);
     if (await next.isVisible()) {
+      await expect(next).toBeFocused();
       if (touch) await next.tap();
       else await next.press('Enter');
     }
@@ -104,7 +113,8 @@ export async function runStimuliStudy(page: Page, browser: Browser, server: E2eS
   const phone = await session('phone', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }, true);
   const laptop = await session('laptop', { viewport: { width: 1280, height: 720 } }, false);
   console.log(counts.join('\n'));
-  expect(counts).toHaveLength(2);
+  // audit() fails on any serious or critical violation, at both widths.
+  expect(counts).toHaveLength(4);
   const items = server.sql<{ n: number }>('SELECT COUNT(*) AS n FROM items WHERE study_id = ?', study)[0].n;
   expect([phone, laptop]).toEqual([items, items]);
 

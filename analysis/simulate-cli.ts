@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { commandLine, runCommand, UsageError } from '../cli/args';
 import { writeBundle } from './bundle';
-import { simulate, simulateMushra, simulateRatings } from './simulate';
+import { simulate, simulateAbx, simulateCcr, simulateMushra, simulateRatings } from './simulate';
 import { simulateTags } from '../trials/tags/simulate';
 import { MUSHRA_COLUMNS } from '../trials/mushra/report';
 
@@ -18,27 +18,29 @@ const flags = z.object({
   seed: count(0).default(1),
   'ratings-per-item': count(1).optional(),
   'position-bias': z.coerce.number().finite().default(0.2),
-  kind: z.enum(['pair', 'rating', 'ab', 'tags', 'mushra']).default('pair'),
+  kind: z.enum(['pair', 'rating', 'ab', 'tags', 'mushra', 'abx', 'ccr']).default('pair'),
   'answers-per-item': count(2).default(5),
   'miss-reference': count(0).default(1),
   'tie-rate': z.coerce.number().min(0).max(1).default(0.15),
   'listener-bias': z.coerce.number().min(0).default(0.4),
   'rating-noise': z.coerce.number().min(0).default(0.7),
+  recency: z.coerce.number().finite().default(0.3),
   out: z.string().min(1, 'is required: the bundle directory to write'),
 }).strict();
 
-const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating|ab|tags|mushra] [--systems 14] [--items 100] [--listeners 15]
+const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating|ab|tags|mushra|abx|ccr] [--systems 14] [--items 100] [--listeners 15]
   [--careless 2] [--careless-passing 0] [--attention 8] [--seed 1] [--ratings-per-item N]
   pair and ab studies: [--position-bias 0.2]   ab studies: [--tie-rate 0.15] (0: no "no preference" offered)
   rating studies: [--listener-bias 0.4] [--rating-noise 0.7]
   tags studies (RAVDESS-like emotion + a multi attribute): [--answers-per-item 5]
   mushra studies (--systems ≤ 9): [--miss-reference 1] (listeners who score the hidden reference low)
+  ccr studies: [--recency 0.3] (pull towards the version heard second); --systems counts the processed systems
 Writes a bundle (as npm run export does) from known truth, and the truth in <dir>/truth.json.`;
 
 async function main(): Promise<number> {
   const { values, positionals } = commandLine(
     process.argv.slice(2),
-    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise', 'tie-rate', 'answers-per-item', 'miss-reference']
+    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise', 'tie-rate', 'answers-per-item', 'miss-reference', 'recency']
       .map((k) => [k, { type: 'string' as const }])),
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -81,6 +83,18 @@ async function main(): Promise<number> {
     await writeBundle(f.out, study);
     await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
     console.log(`wrote ${f.out}: ${study.items.length} rating items, ${study.ratings.length} ratings (truth in truth.json)`);
+    return 0;
+  }
+  if (f.kind === 'abx' || f.kind === 'ccr') {
+    if (f['careless-passing'] > 0) {
+      console.error(`--careless-passing: not simulated for ${f.kind} studies`);
+      return 2;
+    }
+    const common = { systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, attention: f.attention, seed: f.seed, ratingsPerItem: f['ratings-per-item'] };
+    const study = f.kind === 'abx' ? simulateAbx(common) : simulateCcr({ ...common, recency: f.recency });
+    await writeBundle(f.out, { ...study, extraVoteColumns: ['response_ms'] });
+    await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
+    console.log(`wrote ${f.out}: ${study.items.length} ${f.kind.toUpperCase()} items, ${study.answerFiles[0].file} of ${[...study.answerFiles[0].rows].length} answers (truth in truth.json)`);
     return 0;
   }
   const study = simulate({

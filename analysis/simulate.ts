@@ -1,10 +1,14 @@
-import type { BundleItem, BundleRating, BundleStimulus, BundleVote, JudgeScore } from './bundle';
+import type { BundleItem, BundleRating, BundleStimulus, BundleVote, JudgeScore, KindRowsToWrite, KindRowToWrite } from './bundle';
 import { normal, seededRandom } from './random';
 import { abRespondent, chosenSide } from '../trials/ab/simulate';
 import { pairRespondent } from '../trials/pair/simulate';
 import { ratingRespondent } from '../trials/rating/simulate';
 import { mushraRespondent } from '../trials/mushra/simulate';
 import type { MushraRole } from '../trials/mushra/report';
+import { abxAnswer } from '../trials/abx/simulate';
+import { ABX_COLUMNS } from '../trials/abx/report';
+import { ccrAnswer } from '../trials/ccr/simulate';
+import { CCR_COLUMNS, signCorrected } from '../trials/ccr/report';
 
 /**
  * A seeded study simulator that writes bundles from known truth, so the analysis can be checked
@@ -27,6 +31,9 @@ import type { MushraRole } from '../trials/mushra/report';
  * clean side), and the judges automatic quality predictors of each rendition: score =
  * 3 + 0.8·quality + 0.3·judge bias + 0.25·N(0, runNoise²) clamped to 1–5 (a MOS scale), to 3
  * decimals, by default 2 predictors × 1 run. The draws of a pair study are unchanged.
+ *
+ * `simulateAbx` and `simulateCcr` (below) do the same for the ABX and CCR kinds, whose answers
+ * travel in their own files (abx.csv, ccr.csv; analysis/kinds).
  */
 export interface SimulateOptions {
   systems: number;
@@ -339,4 +346,121 @@ export function simulateMushra(o: SimulateMushraOptions): SimulatedMushraStudy {
     });
   }
   return { items, stimuli, rows, truth: { scores: truth, missesReference: listenerIds.slice(0, o.missReference) } };
+}
+
+/** What simulateAbx and simulateCcr share with the other simulators. */
+export type SimulateKindOptions = Pick<SimulateOptions, 'systems' | 'items' | 'listeners' | 'careless' | 'attention' | 'seed' | 'ratingsPerItem'>;
+
+/** A registered kind's simulated study: its items, its answers file (analysis/kinds) and the truth. */
+export interface SimulatedKindStudy<Truth> {
+  items: BundleItem[];
+  votes: BundleVote[];
+  judgeScores: JudgeScore[];
+  answerFiles: KindRowsToWrite[];
+  truth: Truth & { careless: string[] };
+}
+
+const responseMs = (careless: boolean, random: () => number) => Math.round(careless ? 600 + 600 * random() : 2500 + 5000 * random());
+
+/**
+ * A seeded ABX study (analysis-spec §5.2) from known truth: systems sit on a line at positions
+ * drawn N(0, spread²), best first, so a pair's true d′ is the distance |θ_a − θ_b| and the line's
+ * order is recoverable from the pairs' d′ (the farthest pair holds its two ends). Items cycle the
+ * systems as `simulate` does; each answer draws X's slot and the slot offered as A by coins and
+ * asks trials/abx/simulate.ts's respondent (`bias`: its pull towards "X is A" when guessing).
+ * Attention checks pit a clean rendition against its degraded copy, X the degraded copy.
+ */
+export function simulateAbx(o: SimulateKindOptions & { spread?: number; bias?: number }): SimulatedKindStudy<{ theta: Record<string, number>; dPrime: Record<string, number> }> {
+  const random = seededRandom(o.seed);
+  if (o.systems < 2) throw new RangeError('simulateAbx needs at least 2 systems');
+  if (o.careless > o.listeners) throw new RangeError('more careless listeners than listeners');
+  const spread = o.spread ?? 1.5;
+  const systemNames = Array.from({ length: o.systems }, (_, s) => `tts-${pad(s + 1, 2)}`);
+  const theta = systemNames.map(() => spread * normal(random)).sort((a, b) => b - a);
+  const idWidth = String(o.items + o.attention).length;
+  const items: BundleItem[] = [];
+  const gap: number[] = [];
+  for (let i = 0; i < o.items; i++) {
+    const a = i % o.systems;
+    let b = Math.floor(random() * (o.systems - 1));
+    if (b >= a) b++;
+    const [sa, sb] = random() < 0.5 ? [a, b] : [b, a];
+    items.push({ kind: 'abx', item_id: `item-${pad(i + 1, idWidth)}`, utterance_id: `utt-${pad(i + 1, idWidth)}`, system_a: systemNames[sa], system_b: systemNames[sb], attention: false, expected: null });
+    gap.push(Math.abs(theta[sa] - theta[sb]));
+  }
+  for (let c = 0; c < o.attention; c++) {
+    const expected = random() < 0.5 ? 'a' : 'b';
+    const [systemA, systemB] = expected === 'a' ? ['check-degraded', 'check-clean'] : ['check-clean', 'check-degraded'];
+    items.push({ kind: 'abx', item_id: `check-${pad(c + 1, 2)}`, utterance_id: `check-utt-${pad(c + 1, 2)}`, system_a: systemA, system_b: systemB, attention: true, expected });
+  }
+  const { listenerIds, carelessSet, careless } = roster(o, random);
+  const rows: KindRowToWrite[] = [];
+  const answer = (item: BundleItem, l: number, dPrime: number) => {
+    const x: 'a' | 'b' = item.attention ? (item.expected as 'a' | 'b') : random() < 0.5 ? 'a' : 'b';
+    const first: 'a' | 'b' = random() < 0.5 ? 'a' : 'b';
+    const said = abxAnswer(random, { xIs: x === first ? 'A' : 'B', dPrime, check: item.attention }, { careless: carelessSet.has(l), bias: o.bias });
+    const chosen = (said === 'A') === (first === 'a') ? 'a' : 'b';
+    rows.push({
+      cells: { item_id: item.item_id, listener_id: listenerIds[l], system_a: item.system_a, system_b: item.system_b, x, chosen },
+      extra: { response_ms: responseMs(carelessSet.has(l), random) },
+    });
+  };
+  const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
+  for (let i = 0; i < o.items; i++) for (let k = 0; k < r; k++) answer(items[i], (i * r + k) % o.listeners, gap[i]);
+  for (let c = 0; c < o.attention; c++) for (let l = 0; l < o.listeners; l++) answer(items[o.items + c], l, 0);
+  const dPrime: Record<string, number> = {};
+  for (let a = 0; a < o.systems; a++) for (let b = a + 1; b < o.systems; b++) dPrime[`${systemNames[a]}|${systemNames[b]}`] = Math.abs(theta[a] - theta[b]);
+  return {
+    items, votes: [], judgeScores: [],
+    answerFiles: [{ file: 'abx.csv', columns: ABX_COLUMNS, rows }],
+    truth: { theta: Object.fromEntries(systemNames.map((s, i) => [s, theta[i]])), dPrime, careless },
+  };
+}
+
+/**
+ * A seeded CCR/CMOS study (analysis-spec §5.4) from known truth: every processed system has a true
+ * CMOS against the reference (`ref`), drawn uniformly in [−2, 1], best first; item i rates system
+ * i mod S on utterance ⌊i / S⌋. Each item's listeners alternate which version comes first (the
+ * balance the app draws) and answer as trials/ccr/simulate.ts's respondent, `recency` its pull
+ * towards the second version (default 0.3, so the report's order effect is about +0.6). Attention
+ * checks rate the reference's degraded copy against it (expected −1: worse).
+ */
+export function simulateCcr(o: SimulateKindOptions & { recency?: number; noise?: number }): SimulatedKindStudy<{ cmos: Record<string, number>; recency: number }> {
+  const random = seededRandom(o.seed);
+  if (o.systems < 1) throw new RangeError('simulateCcr needs at least 1 processed system');
+  if (o.careless > o.listeners) throw new RangeError('more careless listeners than listeners');
+  const recency = o.recency ?? 0.3;
+  const reference = 'ref';
+  const systemNames = Array.from({ length: o.systems }, (_, s) => `tts-${pad(s + 1, 2)}`);
+  const cmos = systemNames.map(() => -2 + 3 * random()).sort((a, b) => b - a);
+  const idWidth = String(o.items + o.attention).length;
+  const utteranceWidth = String(Math.ceil(o.items / o.systems)).length;
+  const items: BundleItem[] = [];
+  for (let i = 0; i < o.items; i++) {
+    items.push({
+      kind: 'ccr', item_id: `item-${pad(i + 1, idWidth)}`, utterance_id: `utt-${pad(Math.floor(i / o.systems) + 1, utteranceWidth)}`,
+      system_a: systemNames[i % o.systems], system_b: reference, attention: false, expected: null,
+    });
+  }
+  for (let c = 0; c < o.attention; c++) {
+    items.push({ kind: 'ccr', item_id: `check-${pad(c + 1, 2)}`, utterance_id: `check-utt-${pad(c + 1, 2)}`, system_a: 'check-degraded', system_b: reference, attention: true, expected: -1 });
+  }
+  const { listenerIds, carelessSet, careless } = roster(o, random);
+  const rows: KindRowToWrite[] = [];
+  const answer = (item: BundleItem, l: number, k: number, truth: number) => {
+    const first = k % 2 === 0 ? 'reference' as const : 'processed' as const;
+    const raw = ccrAnswer(random, { first, cmos: truth, check: item.attention }, { careless: carelessSet.has(l), recency, noise: o.noise });
+    rows.push({
+      cells: { item_id: item.item_id, listener_id: listenerIds[l], system: item.system_a, reference_system: reference, first, raw, score: signCorrected(first, raw) },
+      extra: { response_ms: responseMs(carelessSet.has(l), random) },
+    });
+  };
+  const r = Math.min(o.ratingsPerItem ?? o.listeners, o.listeners);
+  for (let i = 0; i < o.items; i++) for (let k = 0; k < r; k++) answer(items[i], (i * r + k) % o.listeners, k, cmos[i % o.systems]);
+  for (let c = 0; c < o.attention; c++) for (let l = 0; l < o.listeners; l++) answer(items[o.items + c], l, l + c, 0);
+  return {
+    items, votes: [], judgeScores: [],
+    answerFiles: [{ file: 'ccr.csv', columns: CCR_COLUMNS, rows }],
+    truth: { cmos: Object.fromEntries(systemNames.map((s, i) => [s, cmos[i]])), recency, careless },
+  };
 }

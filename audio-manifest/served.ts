@@ -6,6 +6,8 @@
  * speech level in dBov, BS.1770 integrated loudness in LUFS, or whole-clip RMS in dBFS) taken to the
  * target, then re-quantised with seeded TPDF dither (dither.ts). Copies are content-addressed files under
  * `<data>/served-audio/`, shared by studies that make the same copy, written once and reused.
+ * A clip a trial plays twice (ABX's X) also gets a replay: its copy again with a keyed ±1 LSB
+ * TPDF dither, so its bytes, id and validators are its own (docs/blinding.md).
  */
 import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -66,6 +68,24 @@ function ditherSeed(channels: Float32Array[]): number {
   return hash.digest().readUInt32LE(0);
 }
 
+/**
+ * A clip's replay, made from its copy: every sample requantised once more with TPDF dither from
+ * `seed` (keyed by the installation secret, so nobody holding the copy can compute the replay),
+ * so each sample is the copy's or one LSB off it. A clip too short for the dither to move any
+ * sample gets its first sample moved by one LSB, so the replay is never byte-identical to the copy.
+ */
+export async function renderReplay(copy: Uint8Array, seed: number): Promise<{ wav: Uint8Array; peaks: Peaks }> {
+  const decoded = await decode(copy);
+  const pcm = toPcm16(decoded.channels, 1, seed);
+  const original = toPcm16(decoded.channels, 1, null);
+  if (pcm.every((v, i) => v === original[i])) pcm[0] = original[0] === PCM_SCALE - 1 ? original[0] - 1 : original[0] + 1;
+  const count = decoded.channels.length;
+  const frames = decoded.channels[0].length;
+  const played = decoded.channels.map(() => new Float32Array(frames));
+  for (let i = 0; i < frames; i++) for (let c = 0; c < count; c++) played[c][i] = pcm[i * count + c] / PCM_SCALE;
+  return { wav: wavFile(pcm, count, decoded.sampleRate), peaks: peaks(played, decoded.sampleRate) };
+}
+
 /** Decodes a WAV or FLAC file's bytes and renders the copy listeners get. */
 export async function renderServedCopy(source: Uint8Array, loudness: LoudnessSettings): Promise<ServedCopy> {
   const decoded = await decode(source);
@@ -113,9 +133,13 @@ export function servedAudioDir(db: Db): string {
   return join(dirname(db.name), 'served-audio');
 }
 
+/** Which of a clip's copies a row is: the copy every trial plays, or the replay a trial plays it again from. */
+export type ServedVariant = '' | 'replay';
+
 /** One row of served_clips: a clip as one study's listeners receive it. */
 export interface ServedClipRow {
   clipId: string;
+  variant: ServedVariant;
   id: string;
   file: string;
   settings: string;
@@ -156,22 +180,31 @@ export class ServedAudioError extends Error {
 const keyed = (secret: string, ...parts: string[]) => createHmac('sha256', secret).update(parts.join('\0')).digest('hex');
 
 /**
- * Makes (or finds) the copy of every clip for a study, without touching the study's rows: the
- * build records them with `recordStudyAudio` in the same step that writes its items. A copy is
- * reused without reading the corpus file when a copy with the same settings was made from the
- * same file (same sha256, size and mtime) and is still on disk.
+ * Makes (or finds) the copy of every clip for a study, and the replay of each clip in `replayed`,
+ * without touching the study's rows: the build records them with `recordStudyAudio` in the same
+ * step that writes its items. A copy is reused without reading the corpus file when a copy with the
+ * same settings was made from the same file (same sha256, size and mtime) and is still on disk; a
+ * replay likewise, made from its copy.
  */
-export async function prepareStudyAudio(db: Db, studyId: string, settings: LoudnessSettings, clipIds: Iterable<string>): Promise<StudyAudio> {
+export async function prepareStudyAudio(db: Db, studyId: string, settings: LoudnessSettings, clipIds: Iterable<string>, replayed: Iterable<string> = []): Promise<StudyAudio> {
   const secret = installationSecret(db);
   const dir = servedAudioDir(db);
   mkdirSync(dir, { recursive: true });
   const settingsJson = settingsKey(settings);
   const store = manifestStore(db);
+  const replays = new Set(replayed);
   const rows: ServedClipRow[] = [];
   const names = new Map<string, string>();
   const problems: ServedAudioError['problems'] = [];
   let written = 0;
-  for (const clipId of new Set(clipIds)) {
+  const onDisk = async (row: ServedClipRow | undefined) =>
+    row && (await stat(join(dir, row.file)).catch(() => null))?.size === row.bytes ? row.file.replace(/\.wav$/, '') : null;
+  const keep = async (wav: Uint8Array): Promise<string> => {
+    const copySha = createHash('sha256').update(wav).digest('hex');
+    if (await writeCopy(dir, `${copySha}.wav`, wav)) written++;
+    return copySha;
+  };
+  for (const clipId of new Set([...clipIds, ...replays])) {
     const source = store.clipSource(clipId);
     if (!source) {
       problems.push({ clipId, file: clipId, reason: 'not in the manifest' });
@@ -181,30 +214,38 @@ export async function prepareStudyAudio(db: Db, studyId: string, settings: Loudn
     try {
       const file = await stat(source.absPath);
       if (!file.isFile()) throw new AudioError('not a regular file');
-      const key = [clipId, settingsJson, source.sha256, file.size, file.mtimeMs] as const;
-      const previous = store.servedCopy(...key);
-      const sha = previous && (await stat(join(dir, previous.file)).catch(() => null))?.size === previous.bytes ? previous.file.replace(/\.wav$/, '') : null;
+      const key = [settingsJson, source.sha256, file.size, file.mtimeMs] as const;
+      const facts = { settings: settingsJson, sourceSha256: source.sha256, sourceBytes: file.size, sourceMtimeMs: file.mtimeMs };
+      // A file's bytes as served: the row's id, file and validators follow from their sha256.
+      const named = (sha: string, bytes: number) => ({
+        id: servedId(secret, studyId, clipId, sha), file: `${sha}.wav`, bytes, tag: keyed(secret, 'served-audio-tag', sha).slice(0, 32),
+      });
+      const previous = store.servedCopy(clipId, '', ...key);
+      const sha = await onDisk(previous);
+      let copy: ServedClipRow;
+      let wav: Uint8Array | null = null;
       if (previous && sha) {
-        rows.push({ ...previous, id: servedId(secret, studyId, clipId, sha) });
+        copy = { ...previous, id: servedId(secret, studyId, clipId, sha) };
+      } else {
+        const made = await renderServedCopy(await readFile(source.absPath), settings);
+        wav = made.wav;
+        copy = {
+          clipId, variant: '', ...named(await keep(made.wav), made.wav.length), ...facts,
+          gainDb: made.gainDb, peakLimited: made.peakLimited ? 1 : 0, loudnessDbfs: made.loudnessDbfs,
+          duration: made.duration, peaks: JSON.stringify(made.peaks), madeAt: new Date().toISOString(),
+        };
+      }
+      rows.push(copy);
+      if (!replays.has(clipId)) continue;
+      // The same key gives the same copy, and the same copy the same replay.
+      const previousReplay = store.servedCopy(clipId, 'replay', ...key);
+      const replaySha = await onDisk(previousReplay);
+      if (previousReplay && replaySha) {
+        rows.push({ ...previousReplay, id: servedId(secret, studyId, clipId, replaySha) });
         continue;
       }
-      const copy = await renderServedCopy(await readFile(source.absPath), settings);
-      const copySha = createHash('sha256').update(copy.wav).digest('hex');
-      const name = `${copySha}.wav`;
-      // Content-addressed: an identical copy already on disk is left as it is.
-      if (!existsSync(join(dir, name))) {
-        const temp = join(dir, `.${name}.${process.pid}.tmp`);
-        await writeFile(temp, copy.wav);
-        await rename(temp, join(dir, name));
-        written++;
-      }
-      rows.push({
-        clipId, id: servedId(secret, studyId, clipId, copySha), file: name, settings: settingsJson,
-        sourceSha256: source.sha256, sourceBytes: file.size, sourceMtimeMs: file.mtimeMs,
-        gainDb: copy.gainDb, peakLimited: copy.peakLimited ? 1 : 0, loudnessDbfs: copy.loudnessDbfs,
-        duration: copy.duration, bytes: copy.wav.length, tag: keyed(secret, 'served-audio-tag', copySha).slice(0, 32),
-        peaks: JSON.stringify(copy.peaks), madeAt: new Date().toISOString(),
-      });
+      const replay = await renderReplay(wav ?? (await readFile(join(dir, copy.file))), replaySeed(secret, copy.file.replace(/\.wav$/, '')));
+      rows.push({ ...copy, variant: 'replay', ...named(await keep(replay.wav), replay.wav.length), peaks: JSON.stringify(replay.peaks), madeAt: new Date().toISOString() });
     } catch (error) {
       const reason = error instanceof AudioError ? error.message : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found (moved or deleted since import?)' : (error as Error).message;
       problems.push({ clipId, file: source.absPath, reason });
@@ -213,6 +254,18 @@ export async function prepareStudyAudio(db: Db, studyId: string, settings: Loudn
   if (problems.length > 0) throw new ServedAudioError(problems);
   return { studyId, settings, rows, made: written, names };
 }
+
+/** Writes a content-addressed copy unless it is there already; true when it wrote it. */
+async function writeCopy(dir: string, name: string, wav: Uint8Array): Promise<boolean> {
+  if (existsSync(join(dir, name))) return false;
+  const temp = join(dir, `.${name}.${process.pid}.tmp`);
+  await writeFile(temp, wav);
+  await rename(temp, join(dir, name));
+  return true;
+}
+
+/** The replay's dither seed: keyed by the installation secret and the copy's content, so the same copy gives the same replay here and only here. */
+const replaySeed = (secret: string, copySha: string): number => parseInt(keyed(secret, 'served-replay-seed', copySha).slice(0, 8), 16);
 
 /**
  * What shaped a copy, as served_clips.settings records it; a copy is reused only under the same key.
@@ -234,7 +287,7 @@ function servedId(secret: string, studyId: string, clipId: string, copySha: stri
 export function changedCopies(db: Db, audio: StudyAudio): number {
   const store = manifestStore(db);
   return audio.rows.filter((r) => {
-    const now = store.currentServedId(audio.studyId, r.clipId);
+    const now = store.currentServedId(audio.studyId, r.clipId, r.variant);
     return now !== undefined && now !== r.id;
   }).length;
 }
@@ -244,9 +297,10 @@ export function changedCopies(db: Db, audio: StudyAudio): number {
  * after checking `changedCopies` against its votes.
  */
 export function recordStudyAudio(db: Db, audio: StudyAudio): void {
-  const keep = new Set(audio.rows.map((r) => r.clipId));
+  const keyOf = (r: { clipId: string; variant: ServedVariant }) => `${r.variant}:${r.clipId}`;
+  const keep = new Set(audio.rows.map(keyOf));
   const store = manifestStore(db);
-  for (const clipId of store.servedClipIds(audio.studyId)) if (!keep.has(clipId)) store.removeServed(audio.studyId, clipId);
+  for (const r of store.servedClipIds(audio.studyId)) if (!keep.has(keyOf(r))) store.removeServed(audio.studyId, r.clipId, r.variant);
   for (const row of audio.rows) store.upsertServed(audio.studyId, row);
 }
 
@@ -263,12 +317,13 @@ export interface StudyAudioSummary {
 }
 
 export function summariseStudyAudio(audio: StudyAudio): StudyAudioSummary {
+  const copies = audio.rows.filter((r) => r.variant === '');
   return {
-    clips: audio.rows.length,
+    clips: copies.length,
     made: audio.made,
     loudness: audio.settings,
     unit: unitOf(measureOf(audio.settings)),
-    peakLimited: audio.rows
+    peakLimited: copies
       .filter((r) => r.peakLimited)
       .map((r) => ({ clip: audio.names.get(r.clipId) ?? r.clipId, level: r.loudnessDbfs, gainDb: r.gainDb }))
       .sort((x, y) => x.clip.localeCompare(y.clip)),
@@ -313,6 +368,7 @@ export async function restoreMissingCopies(db: Db): Promise<{ restored: number; 
   const dir = servedAudioDir(db);
   const store = manifestStore(db);
   const rows = store.servedFiles().filter((r) => !existsSync(join(dir, r.file)));
+  const secret = rows.length > 0 ? installationSecret(db) : '';
   const problems: { studies: string[]; file: string; reason: string }[] = [];
   let restored = 0;
   if (rows.length > 0) mkdirSync(dir, { recursive: true });
@@ -322,11 +378,13 @@ export async function restoreMissingCopies(db: Db): Promise<{ restored: number; 
     try {
       if (!source) throw new AudioError('its clip is no longer in the manifest');
       const copy = await renderServedCopy(await readFile(source.absPath), settingsOf(row.settings));
-      const name = `${createHash('sha256').update(copy.wav).digest('hex')}.wav`;
+      const copySha = createHash('sha256').update(copy.wav).digest('hex');
+      if (`${copySha}.wav` !== row.copy) throw new AudioError(`${source.absPath} changed since the study was built`);
+      // A replay is made from its copy, with the same keyed seed as at build.
+      const wav = row.variant === 'replay' ? (await renderReplay(copy.wav, replaySeed(secret, copySha))).wav : copy.wav;
+      const name = `${createHash('sha256').update(wav).digest('hex')}.wav`;
       if (name !== row.file) throw new AudioError(`${source.absPath} changed since the study was built`);
-      const temp = join(dir, `.${name}.${process.pid}.tmp`);
-      await writeFile(temp, copy.wav);
-      await rename(temp, join(dir, name));
+      await writeCopy(dir, name, wav);
       restored++;
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${source?.absPath} not found` : (error as Error).message;

@@ -1,6 +1,6 @@
 import { perConnection, type Db } from '../db/open';
 import type { ClipFile, ClipListing } from './clips';
-import type { ServedClipRow } from './served';
+import type { ServedClipRow, ServedVariant } from './served';
 
 /** What the manifest knew about a file when it was last imported: enough to skip an unchanged one. */
 export interface ExistingClip {
@@ -100,24 +100,27 @@ function createManifestStore(db: Db) {
     'SELECT system, judge, run, score FROM judge_scores WHERE utterance_id IN (SELECT id FROM utterances WHERE clip_id = ?) ORDER BY system, judge, run',
   );
 
-  const servedCopy = db.prepare<[string, string, string, number, number], ServedClipRow>(`
-    SELECT clip_id AS clipId, id, file, settings, source_sha256 AS sourceSha256, source_bytes AS sourceBytes,
+  const servedCopy = db.prepare<[string, ServedVariant, string, string, number, number], ServedClipRow>(`
+    SELECT clip_id AS clipId, variant, id, file, settings, source_sha256 AS sourceSha256, source_bytes AS sourceBytes,
            source_mtime_ms AS sourceMtimeMs, gain_db AS gainDb, peak_limited AS peakLimited, loudness_dbfs AS loudnessDbfs,
            duration, bytes, tag, peaks, made_at AS madeAt
-    FROM served_clips WHERE clip_id = ? AND settings = ? AND source_sha256 = ? AND source_bytes = ? AND source_mtime_ms = ? LIMIT 1`);
+    FROM served_clips WHERE clip_id = ? AND variant = ? AND settings = ? AND source_sha256 = ? AND source_bytes = ? AND source_mtime_ms = ? LIMIT 1`);
   // One row per copy on disk: a copy is shared by every study (and clip row) that made the same one.
-  const servedFiles = db.prepare<[], { file: string; clipId: string; settings: string; studies: string }>(`
-    SELECT file, min(clip_id) AS clipId, min(settings) AS settings, group_concat(study_id, char(0)) AS studies
-    FROM (SELECT DISTINCT file, clip_id, settings, study_id FROM served_clips) GROUP BY file ORDER BY file`);
-  const currentServedId = db.prepare<[string, string], string>('SELECT id FROM served_clips WHERE study_id = ? AND clip_id = ?').pluck();
-  const servedClipIds = db.prepare<[string], string>('SELECT clip_id FROM served_clips WHERE study_id = ?').pluck();
-  const removeServed = db.prepare<[string, string]>('DELETE FROM served_clips WHERE study_id = ? AND clip_id = ?');
+  // A replay's file is made from its clip's copy, so both are named here (the copy first).
+  const servedFiles = db.prepare<[], { file: string; clipId: string; variant: ServedVariant; settings: string; copy: string; studies: string }>(`
+    SELECT file, min(clip_id) AS clipId, min(variant) AS variant, min(settings) AS settings, min(copy) AS copy, group_concat(study_id, char(0)) AS studies
+    FROM (SELECT DISTINCT s.file, s.clip_id, s.variant, s.settings, s.study_id, c.file AS copy
+            FROM served_clips s JOIN served_clips c ON c.study_id = s.study_id AND c.clip_id = s.clip_id AND c.variant = '')
+    GROUP BY file ORDER BY file`);
+  const currentServedId = db.prepare<[string, string, ServedVariant], string>('SELECT id FROM served_clips WHERE study_id = ? AND clip_id = ? AND variant = ?').pluck();
+  const servedClipIds = db.prepare<[string], { clipId: string; variant: ServedVariant }>('SELECT clip_id AS clipId, variant FROM served_clips WHERE study_id = ?');
+  const removeServed = db.prepare<[string, string, ServedVariant]>('DELETE FROM served_clips WHERE study_id = ? AND clip_id = ? AND variant = ?');
   const upsertServed = db.prepare<[ServedClipRow & { studyId: string }]>(`
-    INSERT INTO served_clips (study_id, clip_id, id, file, settings, source_sha256, source_bytes, source_mtime_ms, gain_db,
+    INSERT INTO served_clips (study_id, clip_id, variant, id, file, settings, source_sha256, source_bytes, source_mtime_ms, gain_db,
                               peak_limited, loudness_dbfs, duration, bytes, tag, peaks, made_at)
-    VALUES (@studyId, @clipId, @id, @file, @settings, @sourceSha256, @sourceBytes, @sourceMtimeMs, @gainDb,
+    VALUES (@studyId, @clipId, @variant, @id, @file, @settings, @sourceSha256, @sourceBytes, @sourceMtimeMs, @gainDb,
             @peakLimited, @loudnessDbfs, @duration, @bytes, @tag, @peaks, @madeAt)
-    ON CONFLICT (study_id, clip_id) DO UPDATE SET
+    ON CONFLICT (study_id, clip_id, variant) DO UPDATE SET
       id = excluded.id, file = excluded.file, settings = excluded.settings, source_sha256 = excluded.source_sha256,
       source_bytes = excluded.source_bytes, source_mtime_ms = excluded.source_mtime_ms, gain_db = excluded.gain_db,
       peak_limited = excluded.peak_limited, loudness_dbfs = excluded.loudness_dbfs, duration = excluded.duration,
@@ -169,14 +172,17 @@ function createManifestStore(db: Db) {
     clipJudgeScores: (clipId: string) => clipJudgeScores.all(clipId),
 
     /** A copy already made of this clip with these settings from the same source file, if any. */
-    servedCopy: (clipId: string, settings: string, sourceSha256: string, sourceBytes: number, sourceMtimeMs: number): ServedClipRow | undefined =>
-      servedCopy.get(clipId, settings, sourceSha256, sourceBytes, sourceMtimeMs),
-    /** Every copy file served_clips names, with one clip and settings that made it and the studies (NUL-separated) that serve it. */
+    servedCopy: (clipId: string, variant: ServedVariant, settings: string, sourceSha256: string, sourceBytes: number, sourceMtimeMs: number): ServedClipRow | undefined =>
+      servedCopy.get(clipId, variant, settings, sourceSha256, sourceBytes, sourceMtimeMs),
+    /**
+     * Every copy file served_clips names, with one clip, variant and settings that made it, the file of
+     * that clip's copy (a replay is made from it) and the studies (NUL-separated) that serve it.
+     */
     servedFiles: () => servedFiles.all(),
-    /** The served id the study's listeners get for the clip now. */
-    currentServedId: (studyId: string, clipId: string): string | undefined => currentServedId.get(studyId, clipId),
-    servedClipIds: (studyId: string): string[] => servedClipIds.all(studyId),
-    removeServed: (studyId: string, clipId: string): void => void removeServed.run(studyId, clipId),
+    /** The served id the study's listeners get for the clip's copy (or its replay) now. */
+    currentServedId: (studyId: string, clipId: string, variant: ServedVariant): string | undefined => currentServedId.get(studyId, clipId, variant),
+    servedClipIds: (studyId: string) => servedClipIds.all(studyId),
+    removeServed: (studyId: string, clipId: string, variant: ServedVariant): void => void removeServed.run(studyId, clipId, variant),
     /** A study's copy of a clip; made_at stays when the copy is the same one. */
     upsertServed: (studyId: string, row: ServedClipRow): void => void upsertServed.run({ studyId, ...row }),
   };

@@ -592,4 +592,43 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 18,
+    name: 'served replays: a second copy of a clip a trial plays twice',
+    rebuildsTables: true,
+    sql: `
+      -- A trial that plays one of its stimuli again as an unknown (ABX's X) plays it from a copy of its
+      -- own: the variant 'replay' of a clip is byte-different from the clip's copy (variant ''), with its
+      -- own id, file and validators, so the network and the cache do not tell which stimulus came back
+      -- (docs/blinding.md). Every other copy is variant ''; rows are kept as they were.
+      CREATE TABLE served_clips_v18 (
+        study_id        TEXT NOT NULL REFERENCES studies(id),
+        clip_id         TEXT NOT NULL REFERENCES clips(id),
+        variant         TEXT NOT NULL DEFAULT '' CHECK (variant IN ('', 'replay')),
+        id              TEXT NOT NULL UNIQUE,
+        file            TEXT NOT NULL,
+        settings        TEXT NOT NULL,
+        source_sha256   TEXT NOT NULL,
+        source_bytes    INTEGER NOT NULL,
+        source_mtime_ms REAL NOT NULL,
+        gain_db         REAL NOT NULL,
+        peak_limited    INTEGER NOT NULL CHECK (peak_limited IN (0,1)),
+        loudness_dbfs   REAL,
+        duration        REAL NOT NULL,
+        bytes           INTEGER NOT NULL,
+        tag             TEXT NOT NULL,
+        peaks           TEXT NOT NULL,
+        made_at         TEXT NOT NULL,
+        PRIMARY KEY (study_id, clip_id, variant)
+      );
+      INSERT INTO served_clips_v18 (study_id, clip_id, id, file, settings, source_sha256, source_bytes, source_mtime_ms,
+                                    gain_db, peak_limited, loudness_dbfs, duration, bytes, tag, peaks, made_at)
+        SELECT study_id, clip_id, id, file, settings, source_sha256, source_bytes, source_mtime_ms,
+               gain_db, peak_limited, loudness_dbfs, duration, bytes, tag, peaks, made_at
+          FROM served_clips;
+      DROP TABLE served_clips;
+      ALTER TABLE served_clips_v18 RENAME TO served_clips;
+      CREATE INDEX served_clips_clip ON served_clips(clip_id);
+    `,
+  },
 ];

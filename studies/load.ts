@@ -10,6 +10,7 @@ import type { Db } from '../db/open';
 import { manifestStore } from '../audio-manifest/store';
 import { changedCopies, formatStudyAudio, prepareStudyAudio, recordStudyAudio, summariseStudyAudio, type StudyAudioSummary } from '../audio-manifest/served';
 import { clipsOf } from './stimuli';
+import { replayedClips } from './trials';
 import { renditionStore } from '../audio-manifest/rendition-store';
 import { derivedSystemOf } from '../audio-manifest/anchors';
 import { planStudy, StudyLockedError, writeStudy, type BuildAction, type PlanScope, type PlannedItem, type StudyPlan } from './build';
@@ -186,7 +187,7 @@ export async function loadStudyDir(db: Db, dir: string, options: LoadOptions = {
     ? { material, clipOf: (audio) => manifest.clipByPath(audio)?.id ?? null, derivedOf: (utteranceId, derived) => renditions.find(utteranceId, derived) }
     : undefined;
   const plan = planStudy(db, parsed, scope);
-  const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.flatMap((i) => clipsOf(i.stimuli)));
+  const audio = await prepareStudyAudio(db, studyId, parsed.definition.loudness, plan.items.flatMap((i) => clipsOf(i.stimuli)), replayedClips(plan.items));
   // Items and the copies their clips play from are written together: no trial is ever served without its copy.
   const store = studyStore(db);
   const action = db

@@ -101,7 +101,7 @@ describe('importDemo (the bundled demo study)', () => {
 
     const again = await importDemo(env.db, demoDir);
     expect([again.imported, again.updated]).toEqual([0, 0]);
-    expect(count(env.db, 'SELECT COUNT(*) AS n FROM clips')).toBe(64 + 48);
+    expect(count(env.db, 'SELECT COUNT(*) AS n FROM clips')).toBe(64 + 48 + 96);
     expect(count(env.db, "SELECT COUNT(*) AS n FROM judge_scores WHERE judge <> 'mos-pred'")).toBe(319);
   });
 });

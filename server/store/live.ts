@@ -102,7 +102,9 @@ export function liveRepository(db: Db) {
     preview(studyId: string, settings: TrialSettings): ItemPreview[] {
       return previewRows.all(studyId).map((r) => {
         const stimuli = servedStimuli(r.stimuli);
-        const trial = trialKinds[r.trial_kind].trial({ kind: r.kind, stimuli }, r.seq, JSON.parse(r.slots) as string[], settings);
+        const kind = trialKinds[r.trial_kind];
+        const slots = JSON.parse(r.slots) as string[];
+        const trial = kind.trial({ kind: r.kind, stimuli }, r.seq, kind.previewOrder?.(slots, r.expected) ?? slots, settings);
         return { seq: r.seq, kind: r.kind, systems: systemsOf(stimuli), expected: r.expected, trial };
       });
     },

@@ -16,6 +16,7 @@ import { ccrOrders, planCcrItems } from '../../trials/ccr/plan';
 import { planTagsItems } from '../../trials/tags/plan';
 import { planMushraItems } from '../../trials/mushra/plan';
 import type { StudyRandom } from '../../analysis/random';
+import { clipsOf } from '../stimuli';
 
 /** What a kind planned: its items, attention checks and practice trials, and the sampler's account. */
 export interface KindPlan {
@@ -33,6 +34,8 @@ interface KindBuild<K extends TrialKind> {
    * first); the others draw one order per trial (drawOrder).
    */
   orders?(trials: readonly OrderedTrial[], random: StudyRandom, firstSlots: (itemId: string) => Record<string, number>): string[][];
+  /** A kind whose trial plays one of its stimuli again (ABX's X) gets a replay of each of its items' clips (audio-manifest/served.ts). */
+  replays?: true;
 }
 
 /** A listener's trial as a kind's `orders` sees it: its item, the item's slots and its expected answer (null: a scored item). */
@@ -46,7 +49,7 @@ const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   pair: { plan: planPairItems, drawsOrder: true },
   rating: { plan: planRatingItems, drawsOrder: false },
   ab: { plan: planAbItems, drawsOrder: true },
-  abx: { plan: planAbxItems, drawsOrder: true, orders: abxOrders },
+  abx: { plan: planAbxItems, drawsOrder: true, orders: abxOrders, replays: true },
   ccr: { plan: planCcrItems, drawsOrder: true, orders: ccrOrders },
   tags: { plan: planTagsItems, drawsOrder: false },
   // A random permutation of the page's stimuli per listener (drawOrder), recorded as the slot order.
@@ -75,6 +78,11 @@ export function drawOrders(kind: TrialKind, trials: readonly OrderedTrial[], ran
   const orders = KINDS[kind].orders;
   if (orders) return orders(trials, random, firstSlots);
   return trials.map((t) => drawOrder(kind, t.slots, random));
+}
+
+/** The clips that need a replay: every clip of an item whose kind plays a stimulus again. */
+export function replayedClips(items: readonly PlannedItem[]): string[] {
+  return items.filter((i) => KINDS[i.trialKind].replays).flatMap((i) => clipsOf(i.stimuli));
 }
 
 /** The study's item config as item rows, by its trial kind. */

@@ -1,7 +1,7 @@
 /**
  * ABX end to end on the server, on the demo's three synthetic TTS systems: the template builds from
  * the real files; a real server on loopback serves A, B and X (X one of the two, drawn balanced per
- * listener); the answer is stored in the item's terms with X recorded; another kind's answer is
+ * listener, from its clip's replay: server/test/abx-replay.test.ts); the answer is stored in the item's terms with X recorded; another kind's answer is
  * refused; a check's X is the degraded copy; the abx.csv row; and the report's §5.2 statistics on
  * answers of a seeded simulated panel of known d′.
  */
@@ -58,15 +58,17 @@ const trials = (listener: string) =>
     .all(listener) as { position: number; slot_order: string; kind: string; stimuli: string; expected: string | null }[];
 
 describe('ABX on the server', () => {
-  it('serves A, B and X (the served clip of A or of B), naming no system', async () => {
+  it('serves A, B and X (the replay of A’s or of B’s clip), naming no system', async () => {
     const { state, listener } = await start('P-serve');
     expect(state.progress.total).toBe(15);
     const ids = state.trial.stimuli.map((s: { id: string }) => s.id);
     expect(state.trial).toMatchObject({ kind: 'abx', practice: expect.any(Boolean) });
     expect(ids).toHaveLength(3);
-    const [first, , x] = JSON.parse(trials(listener)[0].slot_order) as string[];
-    expect(ids[2]).toBe(x === first ? ids[0] : ids[1]);
-    expect(ids[0]).not.toBe(ids[1]);
+    const [, , x] = JSON.parse(trials(listener)[0].slot_order) as string[];
+    const xClip = (JSON.parse(trials(listener)[0].stimuli) as { slot: string; clip: string }[]).find((s) => s.slot === x)!.clip;
+    const replay = server.app.db.prepare("SELECT id FROM served_clips WHERE study_id = 'abx' AND clip_id = ? AND variant = 'replay'").pluck().get(xClip);
+    expect(ids[2]).toBe(replay);
+    expect(new Set(ids).size).toBe(3);
     const text = JSON.stringify(state);
     for (const secret of [...SYSTEMS, 'espeak', 'demo-0', 'degraded']) expect(text).not.toContain(secret);
   });

@@ -12,8 +12,9 @@ export type AbxSettings = z.infer<typeof AbxSettings>;
 
 /**
  * One ABX trial as a listener sees it: stimuli[0] is "A", stimuli[1] "B", stimuli[2] "X" — the
- * served clip of A or of B again. (Its id is that clip's: a listener reading the network could tell
- * X apart; a served copy of its own is the blinding still to come.)
+ * clip of A or of B again, played from that clip's replay (audio-manifest/served.ts): a copy of its
+ * own, byte-different (a keyed ±1 LSB TPDF dither), with its own id and ETag, so neither the network
+ * nor the cache tells which one X is. Its duration is still the repeated clip's (docs/blinding.md).
  */
 export const AbxTrial = z.object({
   position: z.number().int().nonnegative(),

@@ -18,11 +18,13 @@ const chosenSlot = (first: Slot, xIs: AbxAnswer['xIs']): Slot => (xIs === 'A' ? 
 
 export const abx: ServerTrialKind = {
   trial(item, position, order) {
-    const bySlot = (slot: string) => trialClip(item.stimuli.find((s) => s.slot === slot)!);
-    // The studio's preview passes the item's own slots (a, b): X is then A.
-    const [first, second, x = first] = order!;
-    return { position, kind: 'abx', practice: item.kind === 'practice', stimuli: [bySlot(first), bySlot(second), bySlot(x)] };
+    const bySlot = (slot: string, replay = false) => trialClip(item.stimuli.find((s) => s.slot === slot)!, replay);
+    const [first, second, x] = order!;
+    // X plays from its clip's replay: its own bytes, id and validators (docs/blinding.md).
+    return { position, kind: 'abx', practice: item.kind === 'practice', stimuli: [bySlot(first), bySlot(second), bySlot(x, true)] };
   },
+  // A check's or practice trial's X is its expected side, as listeners get it; a scored item's is its A.
+  previewOrder: (slots, expected) => [...slots, expected ?? slots[0]],
   answer(vote, order): AbxStored {
     if (vote.xIs === undefined) throw invalidRequest('xIs', 'this trial is an ABX: send xIs (A or B), not choice, score or preference');
     checkListening(vote, 3);

@@ -23,6 +23,8 @@ import { mushra } from '../../../trials/mushra/server';
 /** A stimulus as a listener's trial plays it: the study's served copy of its clip (null: no clip). */
 export interface ServedStimulus extends Stimulus {
   served: { id: string; duration: number } | null;
+  /** The clip's replay, for a kind that plays the stimulus again (ABX's X); null when the study has none. */
+  replay: { id: string; duration: number } | null;
 }
 
 /** What a listener's trial is made of: the item's role and its stimuli, each with its served copy. */
@@ -69,6 +71,11 @@ export interface ServerTrialKind {
    * must look exactly like an ordinary trial.
    */
   trial(item: ServedItem, position: number, order: string[] | null, settings: TrialSettings): Trial;
+  /**
+   * The order the studio's preview serves an item in, for a kind whose order says more than the
+   * slots' sequence (ABX: which slot X is); without it the preview uses the item's own slots.
+   */
+  previewOrder?(slots: string[], expected: string | null): string[];
   /**
    * The vote's answer document; throws a 400 naming the field when the vote carries another kind's
    * answer or one the study does not offer (`settings`: the study's `trial:`).

@@ -1,8 +1,8 @@
 /**
  * The checks every kind's words catalogue (trials/<kind>/words.ts) passes: one catalogue per
  * language a study may pick, each with exactly the English keys and no empty word, and German a
- * translation rather than a copy. Words are strings, lists or functions of one argument (called
- * with a number and a text).
+ * translation rather than a copy. Words are strings, lists or functions (called with a number
+ * and with a text in every argument).
  */
 import { expect } from 'vitest';
 import { Language } from '../contract/study-definition';
@@ -12,7 +12,11 @@ function texts(words: Record<string, unknown>): Record<string, string> {
   for (const [key, value] of Object.entries(words)) {
     if (typeof value === 'string') out[key] = value;
     else if (Array.isArray(value)) out[key] = value.map(String).join(' | ');
-    else if (typeof value === 'function') out[key] = [(value as (x: unknown) => string)(2), (value as (x: unknown) => string)('4 (Good)')].join(' | ');
+    else if (typeof value === 'function') {
+      // Every argument given (a word may take several, e.g. "heard 2 of 3").
+      const call = (x: unknown) => (value as (...args: unknown[]) => string)(...Array.from({ length: Math.max(1, value.length) }, () => x));
+      out[key] = [call(2), call('4 (Good)')].join(' | ');
+    }
     else throw new Error(`${key}: a word is a string, a list or a function`);
   }
   return out;

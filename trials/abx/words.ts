@@ -4,7 +4,7 @@
  * words (Play, Confirm, the practice notes).
  */
 import type { Language } from '../../contract/study-definition';
-import { catalogues, useMessages } from '../../client/listener/messages';
+import { useKindWords } from '../../client/listener/messages';
 import type { StimuliWords } from '../../client/listener/trials/StimuliTrial';
 
 type Side = 'A' | 'B';
@@ -50,8 +50,4 @@ export const de: AbxWords = {
 export const abxCatalogues: Record<Language, AbxWords> = { en, de };
 
 /** The ABX words in the language of the shared catalogue on screen (English where none matches). */
-export function useAbxWords(): AbxWords {
-  const shared = useMessages();
-  const language = (Object.keys(catalogues) as Language[]).find((l) => catalogues[l] === shared);
-  return abxCatalogues[language ?? 'en'];
-}
+export const useAbxWords = (): AbxWords => useKindWords(abxCatalogues);

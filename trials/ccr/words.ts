@@ -5,7 +5,7 @@
  * usual rendering of that scale (P.800 itself is English).
  */
 import type { Language } from '../../contract/study-definition';
-import { catalogues, useMessages } from '../../client/listener/messages';
+import { useKindWords } from '../../client/listener/messages';
 import type { StimuliWords } from '../../client/listener/trials/StimuliTrial';
 
 /** The categories, from −3 to +3 (the order on screen, left to right). */
@@ -52,8 +52,4 @@ export const de: CcrWords = {
 export const ccrCatalogues: Record<Language, CcrWords> = { en, de };
 
 /** The CCR words in the language of the shared catalogue on screen (English where none matches). */
-export function useCcrWords(): CcrWords {
-  const shared = useMessages();
-  const language = (Object.keys(catalogues) as Language[]).find((l) => catalogues[l] === shared);
-  return ccrCatalogues[language ?? 'en'];
-}
+export const useCcrWords = (): CcrWords => useKindWords(ccrCatalogues);

@@ -5,7 +5,7 @@
  * rendering (ausgezeichnet, gut, ordentlich, mäßig, schlecht).
  */
 import type { Language } from '../../contract/study-definition';
-import { catalogues, useMessages } from '../../client/listener/messages';
+import { useKindWords } from '../../client/listener/messages';
 
 /** The bands from the top of the scale down (the order on screen, top to bottom). */
 type Bands = readonly [string, string, string, string, string];
@@ -69,8 +69,4 @@ export const de: MushraWords = {
 export const mushraCatalogues: Record<Language, MushraWords> = { en, de };
 
 /** The MUSHRA words in the language of the shared catalogue on screen (English where none matches). */
-export function useMushraWords(): MushraWords {
-  const shared = useMessages();
-  const language = (Object.keys(catalogues) as Language[]).find((l) => catalogues[l] === shared);
-  return mushraCatalogues[language ?? 'en'];
-}
+export const useMushraWords = (): MushraWords => useKindWords(mushraCatalogues);

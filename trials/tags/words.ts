@@ -3,7 +3,7 @@
  * attributes and values themselves are the study's (study.yaml), shown as written.
  */
 import type { Language } from '../../contract/study-definition';
-import { catalogues, useMessages } from '../../client/listener/messages';
+import { useKindWords } from '../../client/listener/messages';
 
 export const en = {
   labels: 'Labels for this clip',
@@ -38,8 +38,4 @@ export const de: TagsWords = {
 export const tagsCatalogues: Record<Language, TagsWords> = { en, de };
 
 /** The tags words in the language of the shared catalogue on screen (English where none matches). */
-export function useTagsWords(): TagsWords {
-  const shared = useMessages();
-  const language = (Object.keys(catalogues) as Language[]).find((l) => catalogues[l] === shared);
-  return tagsCatalogues[language ?? 'en'];
-}
+export const useTagsWords = (): TagsWords => useKindWords(tagsCatalogues);

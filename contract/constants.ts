@@ -25,7 +25,7 @@ export const STAFF_ROLES = ['researcher', 'analyst'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
 /** An item's role in its study: an ordinary trial of the study's kind (contract/trials), or an attention check or practice trial. */
-export const ITEM_KINDS = ['pair', 'rating', 'ab', 'attention', 'practice', 'abx', 'ccr', 'tags', 'mushra'] as const;
+export const ITEM_KINDS = ['pair', 'rating', 'ab', 'attention', 'practice', 'abx', 'ccr', 'tags', 'mushra', 'describe'] as const;
 export type ItemKind = (typeof ITEM_KINDS)[number];
 /** A study's items per kind, every kind listed (the studio's counts). */
 export const countItemKinds = (count: (kind: ItemKind) => number): Record<ItemKind, number> =>

@@ -14,6 +14,7 @@ import { ExplicitItem, ItemsConfig, RatingItemsConfig, SampleConfig, SystemName,
 import { CCR_ITEM_CONFIG } from '../trials/ccr/contract';
 import { TAGS_ITEM_CONFIG } from '../trials/tags/contract';
 import { MUSHRA_ITEM_CONFIG } from '../trials/mushra/contract';
+import { DESCRIBE_ITEM_CONFIG } from '../trials/describe/contract';
 
 export { RatingItemsConfig };
 
@@ -127,6 +128,7 @@ const ITEM_CONFIGS = {
   ccr: CCR_ITEM_CONFIG,
   tags: TAGS_ITEM_CONFIG,
   mushra: MUSHRA_ITEM_CONFIG,
+  describe: DESCRIBE_ITEM_CONFIG,
 } as const;
 type ItemConfigKind = keyof typeof ITEM_CONFIGS;
 type ItemConfigOf<K extends ItemConfigKind> = { [P in keyof (typeof ITEM_CONFIGS)[K]]: z.output<(typeof ITEM_CONFIGS)[K][P]> };

@@ -9,9 +9,10 @@ import { abxAnalysis } from '../../trials/abx/report';
 import { ccrAnalysis } from '../../trials/ccr/report';
 import { tagsAnalysis } from '../../trials/tags/report';
 import { mushraAnalysis } from '../../trials/mushra/report';
+import { describeAnalysis } from '../../trials/describe/report';
 
 // `any`: each kind has its own row and section types.
-export const ANALYSIS_KINDS: readonly AnalysisKind<any, any>[] = [abxAnalysis, ccrAnalysis, tagsAnalysis, mushraAnalysis];
+export const ANALYSIS_KINDS: readonly AnalysisKind<any, any>[] = [abxAnalysis, ccrAnalysis, tagsAnalysis, mushraAnalysis, describeAnalysis];
 
 /** The registered kind of that items.csv `kind`, or undefined (read when asked: a test may register one of its own). */
 export function analysisKind(kind: string | undefined): AnalysisKind<any, any> | undefined {

@@ -11,9 +11,10 @@ import { AbxAnswer, AbxSettings, AbxTrial } from '../../trials/abx/contract';
 import { CcrAnswer, CcrSettings, CcrTrial } from '../../trials/ccr/contract';
 import { TagsAnswer, TagsSettings, TagsTrial } from '../../trials/tags/contract';
 import { MushraAnswer, MushraSettings, MushraTrial } from '../../trials/mushra/contract';
+import { DescribeAnswer, DescribeSettings, DescribeTrial } from '../../trials/describe/contract';
 
 /** study.yaml `trial:`; absent means a caption pair study. */
-export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings, TagsSettings, MushraSettings]);
+export const TrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings, TagsSettings, MushraSettings, DescribeSettings]);
 export type TrialSettings = z.infer<typeof TrialSettings>;
 export type TrialKind = TrialSettings['kind'];
 
@@ -22,20 +23,20 @@ export type TrialKind = TrialSettings['kind'];
  * a system's name (a CCR study's reference), which would tell the listener what they hear
  * (docs/blinding.md).
  */
-export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), z.object({ kind: z.literal('tags') }).strict(), z.object({ kind: z.literal('mushra') }).strict()]);
+export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), z.object({ kind: z.literal('tags') }).strict(), z.object({ kind: z.literal('mushra') }).strict(), z.object({ kind: z.literal('describe') }).strict()]);
 export type ListenerTrialSettings = z.infer<typeof ListenerTrialSettings>;
 // A CCR study's reference system, a tags study's manifest label keys and a MUSHRA study's systems stay on the server: the trials carry what the listener needs.
 export const listenerTrialSettings = (settings: TrialSettings): ListenerTrialSettings =>
-  settings.kind === 'ccr' || settings.kind === 'tags' || settings.kind === 'mushra' ? { kind: settings.kind } : settings;
+  settings.kind === 'ccr' || settings.kind === 'tags' || settings.kind === 'mushra' || settings.kind === 'describe' ? { kind: settings.kind } : settings;
 
 /** One trial as a listener sees it. */
-export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial, TagsTrial, MushraTrial]);
+export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial, TagsTrial, MushraTrial, DescribeTrial]);
 export type Trial = z.infer<typeof Trial>;
 
 /** The answer fields of every kind; a vote carries exactly one kind's (VoteBody checks which). */
-export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape, ...AbxAnswer.shape, ...CcrAnswer.shape, ...TagsAnswer.shape, ...MushraAnswer.shape };
-export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer> | z.infer<typeof AbxAnswer> | z.infer<typeof CcrAnswer> | z.infer<typeof TagsAnswer> | z.infer<typeof MushraAnswer>;
+export const answerFields = { ...PairAnswer.shape, ...RatingAnswer.shape, ...AbAnswer.shape, ...AbxAnswer.shape, ...CcrAnswer.shape, ...TagsAnswer.shape, ...MushraAnswer.shape, ...DescribeAnswer.shape };
+export type Answer = z.infer<typeof PairAnswer> | z.infer<typeof RatingAnswer> | z.infer<typeof AbAnswer> | z.infer<typeof AbxAnswer> | z.infer<typeof CcrAnswer> | z.infer<typeof TagsAnswer> | z.infer<typeof MushraAnswer> | z.infer<typeof DescribeAnswer>;
 /** Each answer field and the trial it answers, as a refused vote's message names them. */
-export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B', xIs: 'an ABX', comparison: 'a CCR', tags: 'a tags', scores: 'a MUSHRA' };
+export const answerOf: Record<keyof typeof answerFields, string> = { choice: 'a caption pair', score: 'a rating', preference: 'an A/B', xIs: 'an ABX', comparison: 'a CCR', tags: 'a tags', scores: 'a MUSHRA', description: 'a describe' };
 
-export { AbAnswer, AbSettings, AbTrial, AbxAnswer, AbxSettings, AbxTrial, CcrAnswer, CcrSettings, CcrTrial, TagsAnswer, TagsSettings, TagsTrial, MushraAnswer, MushraSettings, MushraTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };
+export { AbAnswer, AbSettings, AbTrial, AbxAnswer, AbxSettings, AbxTrial, CcrAnswer, CcrSettings, CcrTrial, TagsAnswer, TagsSettings, TagsTrial, MushraAnswer, MushraSettings, MushraTrial, DescribeAnswer, DescribeSettings, DescribeTrial, PairAnswer, PairSettings, PairTrial, RatingAnswer, RatingSettings, RatingTrial };

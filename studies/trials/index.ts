@@ -15,6 +15,7 @@ import { abxOrders, planAbxItems } from '../../trials/abx/plan';
 import { ccrOrders, planCcrItems } from '../../trials/ccr/plan';
 import { planTagsItems } from '../../trials/tags/plan';
 import { planMushraItems } from '../../trials/mushra/plan';
+import { planDescribeItems } from '../../trials/describe/plan';
 import type { StudyRandom } from '../../analysis/random';
 import { clipsOf } from '../stimuli';
 
@@ -54,6 +55,7 @@ const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   tags: { plan: planTagsItems, drawsOrder: false },
   // A random permutation of the page's stimuli per listener (drawOrder), recorded as the slot order.
   mushra: { plan: planMushraItems, drawsOrder: true },
+  describe: { plan: planDescribeItems, drawsOrder: false },
 };
 
 /**

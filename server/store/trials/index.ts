@@ -19,6 +19,7 @@ import { abx } from '../../../trials/abx/server';
 import { ccr } from '../../../trials/ccr/server';
 import { tags } from '../../../trials/tags/server';
 import { mushra } from '../../../trials/mushra/server';
+import { describe } from '../../../trials/describe/server';
 
 /** A stimulus as a listener's trial plays it: the study's served copy of its clip (null: no clip). */
 export interface ServedStimulus extends Stimulus {
@@ -92,7 +93,7 @@ export interface ServerTrialKind {
   answers: AnswerFile;
 }
 
-export const trialKinds: Record<TrialKind, ServerTrialKind> = { pair, rating, ab, abx, ccr, tags, mushra };
+export const trialKinds: Record<TrialKind, ServerTrialKind> = { pair, rating, ab, abx, ccr, tags, mushra, describe };
 
 /** A practice trial's feedback; null for every other trial (attention checks say nothing). */
 export function practiceFeedback(

@@ -10,6 +10,7 @@ import { CcrHints, CcrTrial, type CcrResponse } from '../../../trials/ccr/CcrTri
 import { TagsHints, TagsTrial, type TagsResponse } from '../../../trials/tags/TagsTrial';
 import { givesKnownTag } from '../../../trials/tags/contract';
 import { MushraHints, MushraTrial, type MushraResponse } from '../../../trials/mushra/MushraTrial';
+import { DescribeHints, DescribeTrial, type DescribeResponse } from '../../../trials/describe/DescribeTrial';
 import { ScreeningTrial } from './ScreeningTrial';
 import type { ClipCache } from '../../lib/media';
 import type { ComponentType } from 'react';
@@ -38,7 +39,7 @@ interface TrialKind<T extends Trial, R extends TrialResponse> {
 const pairReveal = (item: { kind: string; systems: string[]; expected: string | null }) =>
   item.kind === 'pair' ? `${item.systems[0]} (first) vs ${item.systems[1]}` : `right answer: ${item.expected === 'a' ? 'first' : 'second'} caption`;
 
-type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : K extends 'tags' ? TagsResponse : K extends 'mushra' ? MushraResponse : PairResponse;
+type ResponseOf<K extends Trial['kind']> = K extends 'rating' ? RatingResponse : K extends 'ab' ? AbResponse : K extends 'abx' ? AbxResponse : K extends 'ccr' ? CcrResponse : K extends 'tags' ? TagsResponse : K extends 'mushra' ? MushraResponse : K extends 'describe' ? DescribeResponse : PairResponse;
 const oneClip = (trial: { clip: TrialClip }, clips: ClipCache) => void clips.prepare(trial);
 
 /**
@@ -95,6 +96,14 @@ const kinds: { [K in Trial['kind']]: TrialKind<KindOf<K>, ResponseOf<K>> } = {
     prefetch: (trial, clips, audio) => [trial.reference, ...trial.stimuli].forEach((clip) => void clips.stimulus(clip, audio)),
     reveal: (item) => `reference ${item.systems[0]} · ${item.systems.slice(1).join(', ')}`,
   },
+  describe: {
+    component: DescribeTrial,
+    practice: (trial) => trial.practice,
+    // A description has no right answer.
+    check: () => ({ correct: true }),
+    prefetch: oneClip,
+    reveal: () => 'one clip to describe',
+  },
 };
 
 function pairCheck(response: PairResponse, expected: string): TrialFeedback {
@@ -107,7 +116,7 @@ export function trialKind(trial: Trial): TrialKind<Trial, TrialResponse> {
 }
 
 export { ScreeningTrial };
-export type { AbResponse, AbxResponse, CcrResponse, PairResponse, RatingResponse, TagsResponse, MushraResponse };
+export type { AbResponse, AbxResponse, CcrResponse, PairResponse, RatingResponse, TagsResponse, MushraResponse, DescribeResponse };
 
 /** The caption pair's and the rating's word on their controls (touch, or their keys). */
 function ClipHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {
@@ -140,6 +149,7 @@ const hints: { [K in TrialSettings['kind']]: ComponentType<{ settings: Extract<T
   ccr: CcrHints,
   tags: TagsHints,
   mushra: MushraHints,
+  describe: DescribeHints,
 };
 
 export function IntroHints({ settings, touch }: { settings: TrialSettings; touch: boolean }) {

@@ -130,6 +130,6 @@ describe('shipped definitions', () => {
     expect(() => parseStudyYaml(readFileSync(templates + file, 'utf8'), file)).not.toThrow();
   });
   it('has the templates', () => {
-    expect(readdirSync(templates).sort()).toEqual(['demo-ab.yaml', 'demo-abx.yaml', 'demo-caption-rating.yaml', 'demo-ccr.yaml', 'demo-mushra.yaml', 'metaset-caption-preference.yaml', 'psc-style-tags.yaml', 'ravdess-audio-mos.yaml', 'ravdess-emotion-tags.yaml', 'ravdess-plan-preference.yaml', 'vctk-speaker-style.yaml']);
+    expect(readdirSync(templates).sort()).toEqual(['demo-ab.yaml', 'demo-abx.yaml', 'demo-caption-rating.yaml', 'demo-ccr.yaml', 'demo-mushra.yaml', 'describe-style.yaml', 'metaset-caption-preference.yaml', 'psc-style-tags.yaml', 'ravdess-audio-mos.yaml', 'ravdess-emotion-tags.yaml', 'ravdess-plan-preference.yaml', 'vctk-speaker-style.yaml']);
   });
 });

@@ -205,7 +205,7 @@ describe('rating trials', () => {
     expect(rows.map((r) => r.expected)).toEqual(['5', ...Array(6).fill(null), '1', '1']);
     const detail = await call(`${server.url}/api/studio/studies/mos`, { token: researcher });
     expect(detail.status, detail.text).toBe(200);
-    expect(detail.body.itemsByKind).toEqual({ pair: 0, rating: 6, ab: 0, abx: 0, ccr: 0, tags: 0, mushra: 0, attention: 2, practice: 1 });
+    expect(detail.body.itemsByKind).toEqual({ pair: 0, rating: 6, ab: 0, abx: 0, ccr: 0, tags: 0, mushra: 0, describe: 0, attention: 2, practice: 1 });
     const pairs = await call(`${server.url}/api/studio/studies/pairs/preview`, { token: researcher });
     expect(pairs.body.trials.map((r: { systems: string[] }) => r.systems.length)).toEqual([2, 2]);
   });

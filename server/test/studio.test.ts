@@ -112,7 +112,7 @@ describe('defining a study', () => {
   it('starts from a template, takes uploaded caption and judge files, and writes sources from them', async () => {
     const templates = await api('/api/studio/templates');
     expect(templates.body.templates.map((t: { id: string }) => t.id)).toEqual([
-      'demo-ab', 'demo-abx', 'demo-caption-rating', 'demo-ccr', 'demo-mushra', 'metaset-caption-preference', 'psc-style-tags', 'ravdess-audio-mos', 'ravdess-emotion-tags', 'ravdess-plan-preference', 'vctk-speaker-style',
+      'demo-ab', 'demo-abx', 'demo-caption-rating', 'demo-ccr', 'demo-mushra', 'describe-style', 'metaset-caption-preference', 'psc-style-tags', 'ravdess-audio-mos', 'ravdess-emotion-tags', 'ravdess-plan-preference', 'vctk-speaker-style',
     ]);
     const created = await api('/api/studio/studies', { body: { name: 'from-template', template: 'metaset-caption-preference' } });
     expect(created.status, created.text).toBe(201);
@@ -160,7 +160,7 @@ describe('defining a study', () => {
     const built = await api('/api/studio/studies/mos/build', { method: 'POST' });
     expect(built.status, built.text).toBe(200);
     expect(built.body).toMatchObject({ action: 'created', items: { pair: 0, rating: 30, attention: 4, practice: 2 } });
-    expect((await api('/api/studio/studies/mos')).body.itemsByKind).toEqual({ pair: 0, rating: 30, ab: 0, abx: 0, ccr: 0, tags: 0, mushra: 0, attention: 4, practice: 2 });
+    expect((await api('/api/studio/studies/mos')).body.itemsByKind).toEqual({ pair: 0, rating: 30, ab: 0, abx: 0, ccr: 0, tags: 0, mushra: 0, describe: 0, attention: 4, practice: 2 });
     // The level its clips are served at, with the unit: the default P.56 active speech level.
     expect(valid.body.audio).toBeNull();
     expect(built.body.audio).toMatchObject({ level: '-26 dBov active speech level (ITU-T P.56 method B)', unit: 'dBov', dither: true, peakLimited: [] });

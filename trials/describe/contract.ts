@@ -11,14 +11,14 @@ import { SystemName, Text, UtteranceFilter, UtteranceId } from '../../contract/s
 /** The longest text a vote may carry, whatever the study says (a description, not an essay). */
 export const DESCRIBE_MAX_CHARS = 5000;
 
+const NO_INSTRUCTION = 'a describe study needs an instruction, the text the listener writes to, e.g. instruction: "Describe how the speaker says this: tone, pace, emotion."';
+
 /** study.yaml `trial:` for a describe study. */
 export const DescribeSettings = z
   .object({
     kind: z.literal('describe'),
-    instruction: z
-      .string({ error: 'a describe study needs an instruction, the text the listener writes to: instruction: "Describe how the speaker says this: tone, pace, emotion."' })
-      .trim()
-      .min(1, 'a describe study needs an instruction, the text the listener writes to: instruction: "Describe how the speaker says this: tone, pace, emotion."'),
+    // Optional to zod only so that a missing one is refused below with what would be accepted (parse.ts says just "required").
+    instruction: z.string().trim().optional(),
     /** The shortest text taken, in characters (trimmed). */
     minLength: z.number().int().min(1).max(DESCRIBE_MAX_CHARS).default(20),
     maxLength: z.number().int().min(1).max(DESCRIBE_MAX_CHARS).optional(),
@@ -27,6 +27,7 @@ export const DescribeSettings = z
   })
   .strict()
   .superRefine((s, ctx) => {
+    if (!s.instruction) ctx.addIssue({ code: 'custom', path: ['instruction'], message: NO_INSTRUCTION });
     if (s.maxLength !== undefined && s.maxLength < s.minLength) ctx.addIssue({ code: 'custom', path: ['maxLength'], message: `must be at least minLength (${s.minLength})` });
   });
 export type DescribeSettings = z.infer<typeof DescribeSettings>;

@@ -23,7 +23,7 @@ export const describe: ServerTrialKind = {
       kind: 'describe',
       practice: item.kind === 'practice',
       clip: trialClip(item.stimuli.find((s) => s.slot === CLIP_SLOT)!),
-      instruction: settings.kind === 'describe' ? settings.instruction : '',
+      instruction: settings.kind === 'describe' ? (settings.instruction ?? '') : '',
       minLength: min,
       maxLength: max,
     };

@@ -22,6 +22,7 @@ export const COMMANDS = {
   start: 'server/main.ts',
   analyze: 'analysis/cli.ts',
   simulate: 'analysis/simulate-cli.ts',
+  captions: 'analysis/describe-captions-cli.ts',
   manifest: 'audio-manifest/cli.ts',
   study: 'server/cli/study.ts',
   export: 'server/cli/export.ts',

@@ -12,6 +12,7 @@ const USAGE = `usage: earmark <command> [arguments]   (earmark <command> --help:
   start      serve the studies, the studio and the reports (npm start)
   analyze    the report of an export bundle (directory or .zip)
   simulate   write a bundle from known truth
+  captions   a describe study's texts as a MetaSet caption file
   manifest   import and list audio clips, captions and judge scores
   study      list | validate | build | open | pause | close | export a study
   export     write a study's bundle

@@ -85,3 +85,39 @@ export const describeAnalysis: AnalysisKind<DescribeRow, DescribeSection> = {
     },
   }),
 };
+
+/** A MetaSet evaluation-input record (docs corpora: one JSON array per captioning system). */
+export interface CaptionRecord {
+  wav_path: string;
+  status: 'success';
+  generated_captions: { holistic_creative_synthesis: { used_instruction: string; generated_caption: string } };
+  metadata: { source: string; relative_audio_path: string };
+}
+
+/**
+ * The texts as a MetaSet-style caption source (analysis-spec §5.6): one record per scored item
+ * that has a text, its caption the item's first text in texts.csv's order, under the caption
+ * task the listening study uses (holistic_creative_synthesis), with the study's instruction as
+ * the task's instruction. A study lists the file in `sources:` as `{ kind: metaset, file, system }`
+ * with the system name the researcher chose (trial.system). Only MetaSet utterances
+ * (`metaset:<source>/<relative_audio_path>`) have a MetaSet identity; any other is refused.
+ */
+export function describeCaptions(bundle: Bundle): CaptionRecord[] {
+  const trial = bundle.study?.trial as { kind: string; instruction?: string } | undefined;
+  const instruction = trial?.kind === 'describe' && trial.instruction ? trial.instruction : 'Describe how the speech is delivered.';
+  const first = new Map<number, string>();
+  for (const a of (bundle.kindAnswers.describe ?? []) as KindAnswer<DescribeRow>[]) {
+    if (!bundle.items[a.item].attention && !first.has(a.item)) first.set(a.item, a.rows[0].text);
+  }
+  return [...first].sort(([a], [b]) => a - b).map(([i, text]) => {
+    const utterance = bundle.items[i].utterance_id;
+    const m = /^metaset:([^/]+)\/(.+)$/.exec(utterance);
+    if (!m) throw new Error(`item ${bundle.items[i].item_id}: utterance ${utterance} is not a MetaSet utterance (metaset:<source>/<relative_audio_path>), so its text has no MetaSet record to become`);
+    return {
+      wav_path: `${m[1]}/${m[2]}`,
+      status: 'success',
+      generated_captions: { holistic_creative_synthesis: { used_instruction: instruction, generated_caption: text } },
+      metadata: { source: m[1], relative_audio_path: m[2] },
+    };
+  });
+}

@@ -5,6 +5,7 @@ import { commandLine, runCommand, UsageError } from '../cli/args';
 import { writeBundle } from './bundle';
 import { simulate, simulateAbx, simulateCcr, simulateMushra, simulateRatings } from './simulate';
 import { simulateTags } from '../trials/tags/simulate';
+import { simulateDescribe } from '../trials/describe/simulate';
 import { MUSHRA_COLUMNS } from '../trials/mushra/report';
 
 const count = (min: number) => z.coerce.number().int().min(min);
@@ -18,7 +19,7 @@ const flags = z.object({
   seed: count(0).default(1),
   'ratings-per-item': count(1).optional(),
   'position-bias': z.coerce.number().finite().default(0.2),
-  kind: z.enum(['pair', 'rating', 'ab', 'tags', 'mushra', 'abx', 'ccr']).default('pair'),
+  kind: z.enum(['pair', 'rating', 'ab', 'tags', 'mushra', 'abx', 'ccr', 'describe']).default('pair'),
   'answers-per-item': count(2).default(5),
   'miss-reference': count(0).default(1),
   'tie-rate': z.coerce.number().min(0).max(1).default(0.15),
@@ -28,7 +29,7 @@ const flags = z.object({
   out: z.string().min(1, 'is required: the bundle directory to write'),
 }).strict();
 
-const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating|ab|tags|mushra|abx|ccr] [--systems 14] [--items 100] [--listeners 15]
+const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating|ab|tags|mushra|abx|ccr|describe] [--systems 14] [--items 100] [--listeners 15]
   [--careless 2] [--careless-passing 0] [--attention 8] [--seed 1] [--ratings-per-item N]
   pair and ab studies: [--position-bias 0.2]   ab studies: [--tie-rate 0.15] (0: no "no preference" offered)
   rating studies: [--listener-bias 0.4] [--rating-noise 0.7]
@@ -63,6 +64,13 @@ async function main(): Promise<number> {
     await writeBundle(f.out, study);
     await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
     console.log(`wrote ${f.out}: ${f.items} tags items and ${f.attention} attention checks (truth in truth.json)`);
+    return 0;
+  }
+  if (f.kind === 'describe') {
+    const study = simulateDescribe({ items: f.items, listeners: f.listeners, careless: f.careless, answersPerItem: f['answers-per-item'], seed: f.seed });
+    await writeBundle(f.out, study);
+    await writeFile(join(f.out, 'truth.json'), JSON.stringify(study.truth, null, 2));
+    console.log(`wrote ${f.out}: ${f.items} describe items, texts.csv of ${[...study.answerFiles![0].rows].length} texts (truth in truth.json)`);
     return 0;
   }
   if (f.kind === 'mushra') {

@@ -220,7 +220,7 @@ describe('reading and writing an A/B bundle', () => {
   it('refuses an unknown kind, and a kind its systems contradict', async () => {
     const kind = await refusedBy(await bundleDir({ 'items.csv': `${header},kind\ni1,u1,A,B,0,,mos9\n` }));
     expect([kind.file, kind.line, kind.column]).toEqual(['items.csv', 2, '7 (kind)']);
-    expect(kind.problem).toBe('must be pair, rating, ab, abx, ccr, tags, mushra or empty (the kinds this analysis reads; empty = pair, or rating where system_b is empty), got "mos9"');
+    expect(kind.problem).toBe('must be pair, rating, ab, abx, ccr, tags, mushra, describe or empty (the kinds this analysis reads; empty = pair, or rating where system_b is empty), got "mos9"');
     const oneSystem = await refusedBy(await bundleDir({ 'items.csv': `${header},kind\ni1,u1,A,B,0,,ab\ni2,u2,A,,0,,ab\n` }));
     expect([oneSystem.line, oneSystem.column, oneSystem.problem]).toEqual([3, '4 (system_b)', 'must not be empty: a ab item compares two systems, system_a and system_b']);
     const twoSystems = await refusedBy(await bundleDir({ 'items.csv': `${header},kind\ni1,u1,A,B,0,,rating\n` }));

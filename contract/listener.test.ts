@@ -41,6 +41,8 @@ describe('the listener surface', () => {
         'attributes', 'name', 'values', 'hints',
         // A MUSHRA page (trials/mushra): the open reference as an opaque served clip (the hidden one is among the stimuli).
         'reference',
+        // A describe trial (trials/describe): the study's instruction and length bounds (its caption-source system name stays on the server).
+        'instruction', 'minLength',
       ].sort(),
     );
   });

@@ -140,7 +140,7 @@ describe('a registered kind through the bundle reader', () => {
     const item = await refusal({ 'items.csv': [...ITEMS, 'chk2,u6,human,,1,maybe,yesno'] });
     expect(item.message).toBe('items.csv line 7, column 6 (expected): a yesno attention item expects yes or no');
     const kind = await refusal({ 'items.csv': [...ITEMS, 'm1,u7,tts,,0,,mushra9'] });
-    expect(kind.message).toBe('items.csv line 7, column 7 (kind): must be pair, rating, ab, abx, ccr, tags, mushra, yesno or empty (the kinds this analysis reads; empty = pair, or rating where system_b is empty), got "mushra9"');
+    expect(kind.message).toBe('items.csv line 7, column 7 (kind): must be pair, rating, ab, abx, ccr, tags, mushra, describe, yesno or empty (the kinds this analysis reads; empty = pair, or rating where system_b is empty), got "mushra9"');
   });
 
   it('skips bad rows with skipInvalid, counted by file and reason', async () => {

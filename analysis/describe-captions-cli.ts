@@ -5,6 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { readBundle } from './bundle';
+import { analyze } from './report';
 import { runCommand } from '../cli/args';
 import { describeCaptions } from '../trials/describe/report';
 
@@ -20,10 +21,12 @@ async function main(): Promise<number> {
     return 2;
   }
   const bundle = await readBundle(input);
-  const records = describeCaptions(bundle);
+  // Texts of listeners the study's exclusion rules leave out do not become captions.
+  const excluded = new Set(analyze(bundle).listeners.excluded.map((l) => l.listener_id));
+  const records = describeCaptions(bundle, excluded);
   await writeFile(out, JSON.stringify(records, null, 2) + '\n');
   const system = (bundle.study?.trial as { system?: string } | undefined)?.system ?? '<your system name>';
-  console.log(`wrote ${out}: ${records.length} captions; list it in a study's sources as { kind: metaset, file: ${out}, system: ${system} }`);
+  console.log(`wrote ${out}: ${records.length} captions (${excluded.size} excluded listeners' texts left out); list it in a study's sources as { kind: metaset, file: ${out}, system: ${system} }`);
   return 0;
 }
 

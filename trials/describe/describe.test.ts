@@ -125,6 +125,9 @@ describe('describe on the server, exported, analysed, and built into a pair stud
     // The texts as a caption source, listed beside lyra's captions in a pair study, built for real.
     const captions = describeCaptions(bundle);
     expect(captions).toHaveLength(3);
+    // Listener 0 answered first: theirs are the captions, unless they are excluded.
+    expect(captions.every((c) => c.generated_captions.holistic_creative_synthesis.generated_caption.startsWith(texts[0]))).toBe(true);
+    expect(describeCaptions(bundle, new Set([bundle.listeners[0]])).every((c) => c.generated_captions.holistic_creative_synthesis.generated_caption.startsWith(texts[1]))).toBe(true);
     const pair = join(server.dataDir, 'studies', 'human-vs-lyra');
     mkdirSync(join(pair, 'captions'), { recursive: true });
     cpSync(join(DEMO, 'audio'), join(pair, 'audio'), { recursive: true });
@@ -160,7 +163,7 @@ describe('a simulated describe study (npm run simulate -- --kind describe → np
     expect(report.describe.words.mean).toBeGreaterThan(5);
     const out = join(dir, 'human.json');
     const { stdout } = await run('node', [bin, 'captions', dir, '--out', out], { cwd: ROOT });
-    expect(stdout).toMatch(/20 captions; .*system: human/);
+    expect(stdout).toMatch(/20 captions \(0 excluded listeners' texts left out\); .*system: human/);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toHaveLength(20);
   });
 });

@@ -96,18 +96,19 @@ export interface CaptionRecord {
 
 /**
  * The texts as a MetaSet-style caption source (analysis-spec §5.6): one record per scored item
- * that has a text, its caption the item's first text in texts.csv's order, under the caption
+ * that has a text, its caption the item's first text in texts.csv's order from a listener not in
+ * `excluded` (the report's excluded listeners: the CLI runs the analysis first), under the caption
  * task the listening study uses (holistic_creative_synthesis), with the study's instruction as
  * the task's instruction. A study lists the file in `sources:` as `{ kind: metaset, file, system }`
  * with the system name the researcher chose (trial.system). Only MetaSet utterances
  * (`metaset:<source>/<relative_audio_path>`) have a MetaSet identity; any other is refused.
  */
-export function describeCaptions(bundle: Bundle): CaptionRecord[] {
+export function describeCaptions(bundle: Bundle, excluded: ReadonlySet<string> = new Set()): CaptionRecord[] {
   const trial = bundle.study?.trial as { kind: string; instruction?: string } | undefined;
   const instruction = trial?.kind === 'describe' && trial.instruction ? trial.instruction : 'Describe how the speech is delivered.';
   const first = new Map<number, string>();
   for (const a of (bundle.kindAnswers.describe ?? []) as KindAnswer<DescribeRow>[]) {
-    if (!bundle.items[a.item].attention && !first.has(a.item)) first.set(a.item, a.rows[0].text);
+    if (!bundle.items[a.item].attention && !excluded.has(bundle.listeners[a.listener]) && !first.has(a.item)) first.set(a.item, a.rows[0].text);
   }
   return [...first].sort(([a], [b]) => a - b).map(([i, text]) => {
     const utterance = bundle.items[i].utterance_id;

@@ -1,7 +1,7 @@
 /**
  * The MUSHRA section on the HTML page and the dashboard (one renderer, figure.tsx), drawn from a
  * simulated study written as a bundle, read back and analysed as `npm run analyze` does: the
- * numbers shown are the section's.
+ * numbers shown are the section's, and the dashboard's panel shows the same markup.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { readBundle, writeBundle } from '../../analysis/bundle';
 import { KindSections } from '../../analysis/kinds/sections';
 import { analyze } from '../../analysis/report';
 import { simulateMushra } from '../../analysis/simulate';
+import { KIND_PANELS } from '../../client/reports/kind-panels';
 import { MUSHRA_COLUMNS, type MushraSection } from './report';
 
 const cells = (html: string, testId: string) =>
@@ -62,5 +63,14 @@ describe('the MUSHRA section from a simulated, analysed bundle', async () => {
       e.listener_id, `${(100 * e.reference_below_90!).toFixed(1)}%`, e.anchor70_above_90 === null ? '—' : `${(100 * e.anchor70_above_90).toFixed(1)}%`,
     ]));
     expect(html).toContain('Post-screening (BS.1534-3 §4.1.2): 2 listener(s) excluded');
+  });
+
+  it('is what the dashboard’s registered panel draws, with its save button', () => {
+    const Panel = KIND_PANELS.mushra!.Panel!;
+    const panel = renderToStaticMarkup(<Panel section={section} study="demo" />);
+    expect(panel).toContain('data-testid="dash-mushra"');
+    expect(panel).toContain('Save the MUSHRA figure (SVG)');
+    const figure = (markup: string) => markup.slice(markup.indexOf('<svg'), markup.lastIndexOf('</table>'));
+    expect(figure(panel)).toBe(figure(html));
   });
 });

@@ -12,6 +12,7 @@ import { SectionTable } from '../../figures/SectionTable';
 import { AbPanel, abPanelSection } from '../../trials/ab/AbPanel';
 import { AbxPanel } from '../../trials/abx/AbxPanel';
 import { CcrPanel } from '../../trials/ccr/CcrPanel';
+import { MushraPanel } from '../../trials/mushra/MushraPanel';
 import { errorText, studio } from '../studio/api';
 
 /** The report JSON, read by name (its types are the analysis layer's). */
@@ -35,6 +36,7 @@ export const KIND_PANELS: Partial<Record<ItemKind, KindPanel>> = {
   ccr: { Panel: CcrPanel },
   // The tags kind reports under the spec's name for its section (§6.5).
   tags: { section: (report) => report.annotation },
+  mushra: { Panel: MushraPanel },
 };
 
 /** Kinds and roles the dashboard shows itself (or that are no kind of trial), never a kind panel. */

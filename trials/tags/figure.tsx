@@ -34,11 +34,9 @@ export interface TagsFigureSection {
 /** A confusion label as shown: a multi attribute's empty set is written, not left blank. */
 const shown = (label: string) => (label === '' ? '(none)' : label);
 
-/** The heat map's rows and columns: the declared values in order, then any other label (a multi attribute's sets) sorted. */
+/** The heat map's rows or columns: a single attribute's values seen, in declared order; a multi attribute's sets seen, sorted. */
 function axisOf(a: TagsFigureAttribute, labels: readonly string[]): string[] {
-  const declared = a.per_value.map((v) => v.value);
-  const others = [...new Set(labels.filter((l) => !declared.includes(l)))].sort();
-  return a.type === 'single' ? [...declared.filter((v) => labels.includes(v)), ...others] : others;
+  return a.type === 'single' ? a.per_value.map((v) => v.value).filter((v) => labels.includes(v)) : [...new Set(labels)].sort();
 }
 
 function AttributeFigure({ a, frame }: { a: TagsFigureAttribute; frame: (svg: ReactNode) => ReactNode }) {

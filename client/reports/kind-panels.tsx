@@ -13,6 +13,7 @@ import { AbPanel, abPanelSection } from '../../trials/ab/AbPanel';
 import { AbxPanel } from '../../trials/abx/AbxPanel';
 import { CcrPanel } from '../../trials/ccr/CcrPanel';
 import { MushraPanel } from '../../trials/mushra/MushraPanel';
+import { TagsPanel } from '../../trials/tags/TagsPanel';
 import { errorText, studio } from '../studio/api';
 
 /** The report JSON, read by name (its types are the analysis layer's). */
@@ -35,7 +36,7 @@ export const KIND_PANELS: Partial<Record<ItemKind, KindPanel>> = {
   abx: { Panel: AbxPanel },
   ccr: { Panel: CcrPanel },
   // The tags kind reports under the spec's name for its section (§6.5).
-  tags: { section: (report) => report.annotation },
+  tags: { section: (report) => report.annotation, Panel: TagsPanel },
   mushra: { Panel: MushraPanel },
 };
 

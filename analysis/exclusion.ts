@@ -11,7 +11,7 @@ import { median } from 'simple-statistics';
 import type { Bundle } from './bundle';
 import { analysisKind } from './kinds/index';
 import type { AnalysisKind, KindAnswer } from './kinds/types';
-import { countRatingAttention, ratingListenerCorrelations } from './ratings';
+import { countRatingAttention, ratingListenerCorrelations } from '../trials/rating/report';
 import type { ListenerCorrelation } from './stats/listener-correlation';
 import type { ExclusionRuleSettings, ListeningRequirement } from './study-settings';
 

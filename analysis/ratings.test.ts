@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildBundle, readBundle, writeBundle, type BundleItem, type BundleRating, type BundleVote } from './bundle';
 import { describeRules, minListenerCorrelation } from './exclusion';
-import { ratingListenerCorrelations } from './ratings';
+import { ratingListenerCorrelations } from '../trials/rating/report';
 import { renderReportHtml } from './html';
 import { analyze } from './report';
 import { simulate, simulateRatings } from './simulate';

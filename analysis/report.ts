@@ -3,7 +3,7 @@ import type { BucketPoint } from '../figures/BucketChart';
 import { isVoteItem, itemKind, type Bundle } from './bundle';
 import { attentionCounts, bundleKinds, listenerFacts, minAttentionScore, type ExclusionRule, type ListenerFacts } from './exclusion';
 import { seededRandom } from './random';
-import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from './ratings';
+import { ratingListenerCorrelations, ratingsReport, type RatingsReport } from '../trials/rating/report';
 import { binomialTest } from './stats/binomial-test';
 import { brennanPredigerKappa } from './stats/brennan-prediger-kappa';
 import { BradleyTerryNotIdentifiedError, beatComponents, fitBradleyTerry } from './stats/bradley-terry';
@@ -250,7 +250,7 @@ export function analyze(bundle: Bundle, options: AnalyzeOptions = {}): Report {
   };
   for (let i = 0; i < nItems; i++) {
     const item = items[i];
-    if (!isVoteItem(item)) continue; // rated in ratings.csv, analysed in ratings.ts; a registered kind's, by its own report
+    if (!isVoteItem(item)) continue; // rated in ratings.csv, analysed in trials/rating/report.ts; a registered kind's, by its own report
     if (item.attention) {
       attention[i] = 1;
       continue;

@@ -1,27 +1,36 @@
 /**
  * The dashboard's kind panels (client/reports/kind-panels.tsx) in Chromium on a real server: an A/B,
- * an ABX and a CCR study from the demo templates (the demo's synthetic TTS systems), answered over
+ * an ABX and a CCR study from the demo templates (the demo's synthetic TTS systems) and a tags study
+ * from the RAVDESS template (sine clips under RAVDESS file names), answered over
  * the listener API by two listeners whose answers are chosen here (checks answered right, so both
  * are retained), then each study's dashboard: its kind's panel shows the numbers counted here from
- * the answers sent — the A/B preference per pair, ABX right answers per pair, the CMOS per system —
- * with its figure named for screen readers, and axe finds nothing serious.
+ * the answers sent — the A/B preference per pair, ABX right answers per pair, the CMOS per system,
+ * the corpus emotion × majority heat map — with its figure named for screen readers, and axe finds
+ * nothing serious.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
+import { parseDocument } from 'yaml';
 import { loadStudyDir } from '../studies/load';
 import { setStudyStatus } from '../studies/build';
 import { startTestServer, type TestServer } from '../server/testing/server';
 import { call } from '../server/testing/client';
 import { audit, withAxe } from './support/axe';
 import { researcherToken, type E2eServer } from './support/server';
+import { sine, writeWav } from '../audio-manifest/test/audio';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const DEMO = join(root, 'studies', 'demo') + '/';
 
 let server: TestServer;
+// RAVDESS names: modality-channel-EMOTION-INTENSITY-statement-repetition-actor.
+const RAVDESS = [
+  '03-01-05-02-01-01-01', '03-01-02-01-02-01-01', '03-01-04-02-02-01-01', '03-01-01-01-01-01-01',
+  '03-01-03-02-01-02-02', '03-01-06-01-02-02-02', '03-01-08-01-01-01-02', '03-01-07-02-02-02-02',
+];
 
 test.beforeAll(async () => {
   server = await startTestServer({ studies: [], app: { clientDir: join(root, 'dist', 'client') } });
@@ -33,11 +42,26 @@ test.beforeAll(async () => {
     const { studyId } = await loadStudyDir(server.app.db, dir, { dataDir: server.dataDir });
     setStudyStatus(server.app.db, studyId, 'open');
   }
+  // A tags study: every clip to both listeners; the check is the first clip (an angry take).
+  const corpus = join(server.dataDir, 'studies', 'corpus', 'RAVDESS');
+  RAVDESS.forEach((stem, n) => writeWav(join(corpus, `Actor_${stem.slice(-2)}`, `${stem}.wav`), { sampleRate: 16000, channels: [sine(0.4, 16000, 220 + 20 * n, 0.4)] }));
+  const doc = parseDocument(readFileSync(join(root, 'studies', 'templates', 'ravdess-emotion-tags.yaml'), 'utf8'));
+  doc.setIn(['sources', 0, 'dir'], corpus);
+  doc.setIn(['items'], doc.createNode({ mode: 'explicit', list: RAVDESS.slice(1).map((s) => ({ utterance: `ravdess:${s}` })) }));
+  doc.setIn(['design'], doc.createNode({ kind: 'crossed' }));
+  doc.setIn(['completion', 'code'], 'C0DE-TAGS');
+  doc.setIn(['attentionChecks', 'list', 0, 'utterance'], `ravdess:${RAVDESS[0]}`);
+  const dir = join(server.dataDir, 'studies', 'tags');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'study.yaml'), doc.toString());
+  const { studyId } = await loadStudyDir(server.app.db, dir, { dataDir: server.dataDir });
+  setStudyStatus(server.app.db, studyId, 'open');
 });
 test.afterAll(() => server?.close());
 
 interface Trial {
   position: number;
+  item: number;
   kind: string;
   order: string[];
   stimuli: { slot: string; system: string }[];
@@ -50,14 +74,15 @@ async function listen(study: string, pid: string, answer: (t: Trial) => object):
   expect(started.status, started.text).toBe(201);
   const listener = server.app.store.sessions.byToken(started.body.token)!.id;
   const rows = server.app.db
-    .prepare('SELECT a.position, a.slot_order, i.kind, i.stimuli, i.expected FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? ORDER BY a.position')
-    .all(listener) as { position: number; slot_order: string; kind: string; stimuli: string; expected: string | null }[];
-  const trials = rows.map((r) => ({ position: r.position, kind: r.kind, order: JSON.parse(r.slot_order), stimuli: JSON.parse(r.stimuli), expected: r.expected }));
+    .prepare('SELECT a.position, a.item_id AS item, a.slot_order, i.kind, i.stimuli, i.expected FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? ORDER BY a.position')
+    .all(listener) as { position: number; item: number; slot_order: string; kind: string; stimuli: string; expected: string | null }[];
+  const trials = rows.map((r) => ({ position: r.position, item: r.item, kind: r.kind, order: JSON.parse(r.slot_order) ?? [], stimuli: JSON.parse(r.stimuli), expected: r.expected }));
   for (const t of trials) {
+    // A tags item is one clip, with no slot order and no listening per slot.
     const heard = t.order.map(() => ({ plays: 1, secondsHeard: 2, heardToEnd: true }));
     const voted = await call(`${server.url}/api/session/votes`, {
       token: started.body.token,
-      body: { voteId: randomUUID(), position: t.position, playCount: heard.length, secondsListened: 2 * heard.length, heardToEnd: true, hiddenMs: 0, responseMs: 2500, clientTs: new Date().toISOString(), listening: heard, ...answer(t) },
+      body: { voteId: randomUUID(), position: t.position, playCount: Math.max(1, heard.length), secondsListened: 2 * Math.max(1, heard.length), heardToEnd: true, hiddenMs: 0, responseMs: 2500, clientTs: new Date().toISOString(), ...(heard.length > 0 && { listening: heard }), ...answer(t) },
     });
     expect(voted.status, voted.text).toBe(200);
   }
@@ -150,4 +175,31 @@ test('CCR: CMOS per processed system and the order effect', async ({ page }) => 
   }
   await expect(page.getByTestId('ccr-order')).toContainText('Order effect:');
   await audit(page, 'dashboard CCR', []);
+});
+
+test('tags: agreement per attribute and the corpus emotion × majority heat map, as the listeners chose', async ({ page }) => {
+  // The corpus emotion is the clip's metadata (never shown to listeners); listener 2 says neutral on every other scored clip.
+  const emotionOf = (t: Trial) => (JSON.parse((t.stimuli as unknown as { role: string; text: string }[]).find((s) => s.role === 'metadata')!.text) as { emotion: string[] }).emotion[0];
+  const said = [(t: Trial) => emotionOf(t), (t: Trial) => (t.kind === 'tags' && t.item % 2 === 0 ? 'neutral' : emotionOf(t))];
+  const answers = [];
+  for (const l of [0, 1]) answers.push(await listen('tags', `P-tags-${l}`, (t) => ({ tags: { emotion: said[l](t), intensity: 'normal' } })));
+  // Two answers per clip: the majority is the emotion both gave (more than half), else there is none.
+  const confusion = new Map<string, number>();
+  for (const t of answers[0].filter(scored('tags'))) {
+    const other = answers[1].find((u) => u.item === t.item)!;
+    if (said[0](t) !== said[1](other)) continue;
+    const key = `${emotionOf(t)} ${said[0](t)}`;
+    confusion.set(key, (confusion.get(key) ?? 0) + 1);
+  }
+  expect(confusion.size).toBeGreaterThan(1);
+  await openDashboard(page, 'tags');
+  const panel = page.getByTestId('dash-tags');
+  const map = panel.getByRole('img', { name: "emotion: corpus label × listeners' majority (items)" });
+  await expect(map).toBeVisible({ timeout: 15_000 });
+  const cells = await map.locator('g[data-row]').evaluateAll((gs) => gs.map((g) => [`${g.getAttribute('data-row')} ${g.getAttribute('data-column')}`, Number(g.querySelector('text')!.textContent)] as const));
+  expect(Object.fromEntries(cells.filter(([, n]) => n > 0))).toEqual(Object.fromEntries(confusion));
+  const [emotion] = await rowsOf(page, 'tags-attribute');
+  expect(emotion.slice(0, 3)).toEqual(['emotion', String(answers[0].filter(scored('tags')).length), String(2 * answers[0].filter(scored('tags')).length)]);
+  await expect(panel.getByRole('button', { name: 'Save the emotion confusion figure (SVG)' })).toBeVisible();
+  await audit(page, 'dashboard tags', []);
 });

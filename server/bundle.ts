@@ -4,6 +4,7 @@ import {
 } from '../analysis/bundle';
 import type { StudySettings } from '../analysis/study-settings';
 import { planSettings } from '../studies/analysis-plan';
+import { describeStudyLoudness } from '../audio-manifest/served';
 import { answerCell } from '../contract/questionnaire';
 import { platformId, pseudonym } from './pseudonym';
 import type { ExportRows, ExportVote } from './store/export';
@@ -47,8 +48,28 @@ function studySettings(rows: Rows, exportedAt: string): StudySettings {
     title: definition.title,
     // A kind with a file of its own reads its settings (study.trial); the core kinds' study.json stays as it was.
     ...(isKindAnswerFile(trialKinds[definition.trial.kind].answers) && { trial: definition.trial }),
-    // A study opened before plans existed has none, and its study.json stays as it was.
-    ...(rows.plan && { plan: rows.plan }),
+    // A study opened before plans existed has neither, and its study.json stays as it was.
+    ...(rows.plan && { methods: studyMethods(definition), plan: rows.plan }),
+  };
+}
+
+/** What the paper bundle's methods.md quotes of the study as it was run (analysis/study-settings.ts StudyMethods). */
+function studyMethods(definition: Rows['definition']): NonNullable<StudySettings['methods']> {
+  const { design, trial, screening, loudness } = definition;
+  return {
+    design: design.kind === 'incomplete'
+      ? `incomplete: each listener answers ${design.itemsPerListener} items, each item is answered by ${design.ratingsPerItem} listeners (a session unanswered for ${design.abandonAfterMinutes} minutes gives its items back)`
+      : 'crossed: every listener answers every item',
+    instructions: definition.instructions,
+    question: definition.question,
+    ...(trial.kind === 'rating' && trial.scale.labels && {
+      scale: { labels: trial.scale.labels.map((label, i) => ({ value: i + 1, label })), increment: 1 },
+    }),
+    screening,
+    loudness: { normalize: loudness.normalize, measure: loudness.measure, target: loudness.target, dither: loudness.dither },
+    processing:
+      `Listeners heard a copy of each clip made for the study: decoded and written as 16-bit PCM WAV with a new header and no metadata, at ${describeStudyLoudness(loudness)}` +
+      `, peak-limited to −1 dBFS${loudness.dither ? ', TPDF-dithered where re-quantised' : ''}; served under opaque ids (docs/blinding.md).`,
   };
 }
 

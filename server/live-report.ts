@@ -6,7 +6,7 @@
  * and `npm run analyze` on an export of the same moment give the same JSON.
  */
 import type { Report } from '../analysis/report';
-import type { RatingsReport } from '../analysis/ratings';
+import type { RatingsReport } from '../trials/rating/report';
 import { planOptions } from '../analysis/analysis-plan';
 import { analyzeStudy, reportHeader, resolveSettings, type AnalysisSettings, type ReportHeader } from '../analysis/study-settings';
 import { liveBundle } from './bundle';

@@ -10,6 +10,8 @@ import type { Report } from '../report';
 import { ANALYSIS_KINDS } from './index';
 import { AbxReportSection } from '../../trials/abx/report-section';
 import { CcrReportSection } from '../../trials/ccr/report-section';
+import { MushraReportSection } from '../../trials/mushra/report-section';
+import { TagsReportSection } from '../../trials/tags/report-section';
 
 /** What a kind's HTML section is drawn from: its own section, and the whole report (for its header or listeners). */
 export interface KindSectionProps<Section = unknown> {
@@ -18,7 +20,7 @@ export interface KindSectionProps<Section = unknown> {
 }
 
 // `any`: each kind has its own section type.
-export const KIND_SECTIONS: Record<string, ComponentType<KindSectionProps<any>>> = { abx: AbxReportSection, ccr: CcrReportSection };
+export const KIND_SECTIONS: Record<string, ComponentType<KindSectionProps<any>>> = { abx: AbxReportSection, ccr: CcrReportSection, mushra: MushraReportSection, tags: TagsReportSection };
 
 /** Every registered kind's section the report has, in the registry's order. */
 export function KindSections({ report }: { report: Report }) {

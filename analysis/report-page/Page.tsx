@@ -3,8 +3,8 @@ import type { Report } from '../report';
 import type { ReportHeader as Header } from '../study-settings';
 import { ReportHeader } from './Header';
 import { ListenersSection, QualitySection } from './Listeners';
-import { ItemsSection, JudgeSections, RankingSection, ReliabilitySection, sideNoun } from './Pairs';
-import { RatingsSection } from './Ratings';
+import { ItemsSection, JudgeSections, RankingSection, ReliabilitySection, sideNoun } from '../../trials/pair/report-section';
+import { RatingsSection } from '../../trials/rating/report-section';
 
 const CSS = `
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;margin:0;background:#f6f7f9}

@@ -12,6 +12,8 @@ import { SectionTable } from '../../figures/SectionTable';
 import { AbPanel, abPanelSection } from '../../trials/ab/AbPanel';
 import { AbxPanel } from '../../trials/abx/AbxPanel';
 import { CcrPanel } from '../../trials/ccr/CcrPanel';
+import { MushraPanel } from '../../trials/mushra/MushraPanel';
+import { TagsPanel } from '../../trials/tags/TagsPanel';
 import { errorText, studio } from '../studio/api';
 
 /** The report JSON, read by name (its types are the analysis layer's). */
@@ -34,7 +36,8 @@ export const KIND_PANELS: Partial<Record<ItemKind, KindPanel>> = {
   abx: { Panel: AbxPanel },
   ccr: { Panel: CcrPanel },
   // The tags kind reports under the spec's name for its section (§6.5).
-  tags: { section: (report) => report.annotation },
+  tags: { section: (report) => report.annotation, Panel: TagsPanel },
+  mushra: { Panel: MushraPanel },
 };
 
 /** Kinds and roles the dashboard shows itself (or that are no kind of trial), never a kind panel. */

@@ -1,3 +1,5 @@
+import { replayedClips } from '../../studies/trials';
+import { studyStore } from '../../studies/store';
 import fp from 'fastify-plugin';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -41,7 +43,9 @@ export const audioPlugin = fp(
       }
       for (const studyId of app.store.clips.studiesMissingAudio()) {
         try {
-          const audio = await prepareStudyAudio(app.db, studyId, readStudyDefinition(app.db, studyId).loudness, app.store.clips.studyClipIds(studyId));
+          // With the replays its kind plays (ABX's X, MUSHRA's hidden reference), as the build makes them.
+          const replays = replayedClips(studyStore(app.db).plannedItems(studyId));
+          const audio = await prepareStudyAudio(app.db, studyId, readStudyDefinition(app.db, studyId).loudness, app.store.clips.studyClipIds(studyId), replays);
           app.db.transaction(() => recordStudyAudio(app.db, audio))();
           app.log.info(`study ${studyId}: ${formatStudyAudio(summariseStudyAudio(audio))}`);
         } catch (error) {

@@ -9,6 +9,7 @@ import { BundleError, readBundle } from '../../analysis/bundle';
 import { withZippedBundle } from '../../analysis/bundle-zip';
 import { renderReportHtml } from '../../analysis/html';
 import { analyzeStudy, reportHeader, resolveSettings } from '../../analysis/study-settings';
+import { readStudyDefinition } from '../../studies/settings';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
 
@@ -121,6 +122,11 @@ describe('the frozen analysis plan', () => {
 
     const dir = await exported('recorded');
     const bundle = await readBundle(dir);
+    // What the paper's methods quote goes with the plan: the texts verbatim, the design and the copies' processing.
+    expect(bundle.study?.methods).toMatchObject({ design: expect.stringMatching(/^(crossed|incomplete)/), screening: { kind: 'none' }, processing: expect.stringContaining('16-bit PCM WAV') });
+    const definition = readStudyDefinition(server.app.db, 'recorded');
+    expect(bundle.study?.methods).toMatchObject({ instructions: definition.instructions, question: definition.question });
+    expect(definition.instructions.length).toBeGreaterThan(20);
     const settings = resolveSettings(bundle.study);
     const header = reportHeader(bundle, settings, planOptions(bundle.study?.plan, {}));
     expect(header.plan).toMatchObject({ hash: saved.body.plan.hash, changes: saved.body.plan.changes, deviations: [] });

@@ -66,6 +66,8 @@ describe('a trial kind is a folder of layers', () => {
     ['trials/abx/figure.tsx', "import { SavableFigure } from '../../client/reports/SavableFigure';\nexport const S = SavableFigure;"],
     ['trials/abx/figure.tsx', "import { AbxPanel } from './AbxPanel';\nexport const P = AbxPanel;"],
     ['trials/abx/report-section.tsx', "import { AbxPanel } from './AbxPanel';\nexport const P = AbxPanel;"],
+    ['trials/tags/figure.tsx', "import { annotationSection } from './report';\nexport const a = annotationSection;"],
+    ['trials/tags/report-section.tsx', "import { TagsPanel } from './TagsPanel';\nexport const P = TagsPanel;"],
     ['analysis/x.tsx', "import { AbxPanel } from '../trials/abx/AbxPanel';\nexport const P = AbxPanel;"],
     ['client/reports/x.tsx', "import { AbxReportSection } from '../../trials/abx/report-section';\nexport const S = AbxReportSection;"],
   ])('refuses %s importing across', async (file, code) => {
@@ -81,6 +83,8 @@ describe('a trial kind is a folder of layers', () => {
     ['trials/abx/AbxPanel.tsx', "import { SavableFigure } from '../../client/reports/SavableFigure';\nimport { AbxFigure } from './figure';\nexport const both = [SavableFigure, AbxFigure];"],
     ['trials/abx/figure.tsx', "import { ShareChart } from '../../figures/ShareChart';\nexport const S = ShareChart;"],
     ['trials/abx/report-section.tsx', "import { AbxFigure } from './figure';\nexport const F = AbxFigure;"],
+    ['trials/tags/figure.tsx', "import { HeatMap } from '../../figures/HeatMap';\nexport const H = HeatMap;"],
+    ['trials/tags/TagsPanel.tsx', "import { SavableFigure } from '../../client/reports/SavableFigure';\nimport { TagsFigure } from './figure';\nexport const both = [SavableFigure, TagsFigure];"],
     ['client/reports/x.tsx', "import { AbxPanel } from '../../trials/abx/AbxPanel';\nexport const P = AbxPanel;"],
   ])('lets %s through', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);

@@ -35,8 +35,11 @@ interface KindBuild<K extends TrialKind> {
    * first); the others draw one order per trial (drawOrder).
    */
   orders?(trials: readonly OrderedTrial[], random: StudyRandom, firstSlots: (itemId: string) => Record<string, number>): string[][];
-  /** A kind whose trial plays one of its stimuli again (ABX's X) gets a replay of each of its items' clips (audio-manifest/served.ts). */
-  replays?: true;
+  /**
+   * The clips of an item that a trial plays again under another id (ABX's X, MUSHRA's hidden
+   * reference), each to get a replay (audio-manifest/served.ts); a kind without it plays each clip once.
+   */
+  replays?(item: PlannedItem): string[];
 }
 
 /** A listener's trial as a kind's `orders` sees it: its item, the item's slots and its expected answer (null: a scored item). */
@@ -50,11 +53,13 @@ const KINDS: { [K in TrialKind]: KindBuild<K> } = {
   pair: { plan: planPairItems, drawsOrder: true },
   rating: { plan: planRatingItems, drawsOrder: false },
   ab: { plan: planAbItems, drawsOrder: true },
-  abx: { plan: planAbxItems, drawsOrder: true, orders: abxOrders, replays: true },
+  // X is either side again: every clip of the item.
+  abx: { plan: planAbxItems, drawsOrder: true, orders: abxOrders, replays: (item) => clipsOf(item.stimuli) },
   ccr: { plan: planCcrItems, drawsOrder: true, orders: ccrOrders },
   tags: { plan: planTagsItems, drawsOrder: false },
   // A random permutation of the page's stimuli per listener (drawOrder), recorded as the slot order.
-  mushra: { plan: planMushraItems, drawsOrder: true },
+  // The hidden reference is the open reference's clip again: only that one (docs/blinding.md).
+  mushra: { plan: planMushraItems, drawsOrder: true, replays: (item) => clipsOf(item.stimuli.filter((s) => s.slot === 'reference')) },
   describe: { plan: planDescribeItems, drawsOrder: false },
 };
 
@@ -82,9 +87,9 @@ export function drawOrders(kind: TrialKind, trials: readonly OrderedTrial[], ran
   return trials.map((t) => drawOrder(kind, t.slots, random));
 }
 
-/** The clips that need a replay: every clip of an item whose kind plays a stimulus again. */
+/** The clips that need a replay: those each item's kind plays again. */
 export function replayedClips(items: readonly PlannedItem[]): string[] {
-  return items.filter((i) => KINDS[i.trialKind].replays).flatMap((i) => clipsOf(i.stimuli));
+  return items.flatMap((i) => KINDS[i.trialKind].replays?.(i) ?? []);
 }
 
 /** The study's item config as item rows, by its trial kind. */

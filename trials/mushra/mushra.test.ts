@@ -101,9 +101,10 @@ describe('MUSHRA on the server', () => {
     const order = JSON.parse(first.slot_order) as string[];
     expect([...order].sort()).toEqual(['anchor35', 'anchor70', 'condition-1', 'condition-2', 'reference']);
     const stimuli = JSON.parse(first.stimuli) as { slot: string; role: string; clip: string; system: string }[];
-    const served = server.app.db.prepare("SELECT id FROM served_clips WHERE study_id = 'mushra' AND clip_id = ?").pluck();
-    expect(state.trial.stimuli.map((c: { id: string }) => c.id)).toEqual(order.map((slot) => served.get(stimuli.find((s) => s.slot === slot)!.clip)));
-    expect(state.trial.reference.id).toBe(served.get(stimuli.find((s) => s.slot === 'reference')!.clip));
+    const served = server.app.db.prepare("SELECT id FROM served_clips WHERE study_id = 'mushra' AND clip_id = ? AND variant = ?").pluck();
+    // The hidden reference plays from its clip's replay, the open reference and the rest from their copies.
+    expect(state.trial.stimuli.map((c: { id: string }) => c.id)).toEqual(order.map((slot) => served.get(stimuli.find((s) => s.slot === slot)!.clip, slot === 'reference' ? 'replay' : '')));
+    expect(state.trial.reference.id).toBe(served.get(stimuli.find((s) => s.slot === 'reference')!.clip, ''));
     expect(stimuli.map((s) => [s.role, s.system])).toEqual([['reference', 'espeak-en-slow'], ['anchor35', 'anchor35'], ['anchor70', 'anchor70'], ['condition', 'espeak-en-fast'], ['condition', 'espeak-de-accent']]);
     // The anchors are the reference rendition's, made at import.
     const clips = server.app.db.prepare('SELECT corpus, json_extract(labels, \'$.anchor\') AS anchor FROM clips WHERE id = ?');

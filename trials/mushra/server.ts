@@ -1,6 +1,6 @@
 /**
  * MUSHRA on the server (ITU-R BS.1534-3, analysis-spec §5.3): a page is the open reference (the
- * hidden reference's clip, labelled) and the rated stimuli in the listener's slot order (a random
+ * hidden reference's clip, labelled; the hidden one plays from its replay) and the rated stimuli in the listener's slot order (a random
  * permutation drawn per assignment, studies/trials); the vote must carry one score 0–100 for each
  * rated stimulus and a listening record for each that shows it was played (BS.1534-3: every
  * stimulus heard and rated before the next page). The answer is stored with the screen order and
@@ -15,8 +15,9 @@ import { MUSHRA_COLUMNS } from './report';
 
 export const mushra: ServerTrialKind = {
   trial(item, position, order) {
-    const bySlot = (slot: string) => trialClip(item.stimuli.find((s) => s.slot === slot)!);
-    return { position, kind: 'mushra', practice: item.kind === 'practice', reference: bySlot('reference'), stimuli: order!.map(bySlot) };
+    const bySlot = (slot: string, replay = false) => trialClip(item.stimuli.find((s) => s.slot === slot)!, replay);
+    // The hidden reference plays from its clip's replay, so its id and bytes are not the open reference's (docs/blinding.md).
+    return { position, kind: 'mushra', practice: item.kind === 'practice', reference: bySlot('reference'), stimuli: order!.map((slot) => bySlot(slot, slot === 'reference')) };
   },
   answer(vote, order): MushraStored {
     const slots = order!;

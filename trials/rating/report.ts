@@ -1,11 +1,11 @@
-import { isRatingItem, type Bundle } from './bundle';
-import { clusterBootstrapMeans } from './stats/cluster-bootstrap-means';
-import { krippendorffAlpha } from './stats/krippendorff-alpha-metric';
-import { listenerCorrelations, type ListenerCorrelation } from './stats/listener-correlation';
-import { meanOpinionScore } from './stats/mean-opinion-score';
-import { ranksByEstimate, ranksFromIntervals } from './stats/rank-ci';
-import { scoreDistribution } from './stats/score-distribution';
-import type { Interval } from './report';
+import { isRatingItem, type Bundle } from '../../analysis/bundle';
+import { clusterBootstrapMeans } from '../../analysis/stats/cluster-bootstrap-means';
+import { krippendorffAlpha } from '../../analysis/stats/krippendorff-alpha-metric';
+import { listenerCorrelations, type ListenerCorrelation } from '../../analysis/stats/listener-correlation';
+import { meanOpinionScore } from '../../analysis/stats/mean-opinion-score';
+import { ranksByEstimate, ranksFromIntervals } from '../../analysis/stats/rank-ci';
+import { scoreDistribution } from '../../analysis/stats/score-distribution';
+import type { Interval } from '../../analysis/report';
 
 /**
  * The `ratings` section of the report (analysis-spec §4): MOS per system with the t-interval and,

@@ -1,7 +1,7 @@
 import { MosChart } from '../../figures/MosChart';
-import type { RatingsReport } from '../ratings';
-import { alphaReading } from './reading';
-import { ciText, Downloadable, Folded, Muted, num, Reading, Shown, Table } from './parts';
+import type { RatingsReport } from './report';
+import { alphaReading } from '../../analysis/report-page/reading';
+import { ciText, Downloadable, Folded, Muted, num, Reading, Shown, Table } from '../../analysis/report-page/parts';
 
 const CLIP_ROWS = 100;
 

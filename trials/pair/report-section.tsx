@@ -1,10 +1,10 @@
 import { BucketChart } from '../../figures/BucketChart';
 import { CalibrationChart } from '../../figures/CalibrationChart';
 import { StrengthChart } from '../../figures/StrengthChart';
-import type { TieCounts } from '../stats/tie-counts';
-import type { JudgeReport, PairItemRow, Report } from '../report';
-import { alphaReading } from './reading';
-import { ciText, Downloadable, Folded, Muted, num, pct, pValue, Reading, Shown, Table } from './parts';
+import type { TieCounts } from '../../analysis/stats/tie-counts';
+import type { JudgeReport, PairItemRow, Report } from '../../analysis/report';
+import { alphaReading } from '../../analysis/report-page/reading';
+import { ciText, Downloadable, Folded, Muted, num, pct, pValue, Reading, Shown, Table } from '../../analysis/report-page/parts';
 
 const ITEM_ROWS = 100;
 

@@ -39,8 +39,9 @@ describe('the listener surface', () => {
         'after', 'before', 'integer', 'max', 'maxLength', 'min', 'options', 'questions', 'questionsDue', 'text', 'trialComments', 'when',
         // A tags trial (trials/tags): the study's attributes as the listener labels with them (never the manifest label they are checked against).
         'attributes', 'name', 'values', 'hints',
-        // A MUSHRA page (trials/mushra): the open reference as an opaque served clip (the hidden one is among the stimuli).
-        'reference',
+        // A MUSHRA page (trials/mushra): the open reference as an opaque served clip (the hidden one is among the stimuli),
+        // and where the study keeps its button (above or below the rated stimuli).
+        'reference', 'referencePosition',
         // A describe trial (trials/describe): the study's instruction and length bounds (its caption-source system name stays on the server).
         'instruction', 'minLength',
       ].sort(),

@@ -10,7 +10,7 @@ import { AbAnswer, AbSettings, AbTrial } from '../../trials/ab/contract';
 import { AbxAnswer, AbxSettings, AbxTrial } from '../../trials/abx/contract';
 import { CcrAnswer, CcrSettings, CcrTrial } from '../../trials/ccr/contract';
 import { TagsAnswer, TagsSettings, TagsTrial } from '../../trials/tags/contract';
-import { MushraAnswer, MushraSettings, MushraTrial } from '../../trials/mushra/contract';
+import { MUSHRA_REFERENCE_POSITIONS, MushraAnswer, MushraSettings, MushraTrial } from '../../trials/mushra/contract';
 import { DescribeAnswer, DescribeSettings, DescribeTrial } from '../../trials/describe/contract';
 
 /** study.yaml `trial:`; absent means a caption pair study. */
@@ -23,11 +23,12 @@ export type TrialKind = TrialSettings['kind'];
  * a system's name (a CCR study's reference), which would tell the listener what they hear
  * (docs/blinding.md).
  */
-export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), z.object({ kind: z.literal('tags') }).strict(), z.object({ kind: z.literal('mushra') }).strict(), z.object({ kind: z.literal('describe') }).strict()]);
+export const ListenerTrialSettings = z.discriminatedUnion('kind', [PairSettings, RatingSettings, AbSettings, AbxSettings, CcrSettings.omit({ reference: true }), z.object({ kind: z.literal('tags') }).strict(), z.object({ kind: z.literal('mushra'), referencePosition: z.enum(MUSHRA_REFERENCE_POSITIONS) }).strict(), z.object({ kind: z.literal('describe') }).strict()]);
 export type ListenerTrialSettings = z.infer<typeof ListenerTrialSettings>;
-// A CCR study's reference system, a tags study's manifest label keys and a MUSHRA study's systems stay on the server: the trials carry what the listener needs.
+// A CCR study's reference system, a tags study's manifest label keys and a MUSHRA study's systems stay on the server (a MUSHRA page's layout goes): the trials carry what the listener needs.
 export const listenerTrialSettings = (settings: TrialSettings): ListenerTrialSettings =>
-  settings.kind === 'ccr' || settings.kind === 'tags' || settings.kind === 'mushra' || settings.kind === 'describe' ? { kind: settings.kind } : settings;
+  settings.kind === 'mushra' ? { kind: 'mushra', referencePosition: settings.referencePosition }
+    : settings.kind === 'ccr' || settings.kind === 'tags' || settings.kind === 'describe' ? { kind: settings.kind } : settings;
 
 /** One trial as a listener sees it. */
 export const Trial = z.union([PairTrial, RatingTrial, AbTrial, AbxTrial, CcrTrial, TagsTrial, MushraTrial, DescribeTrial]);

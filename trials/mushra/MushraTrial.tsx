@@ -84,6 +84,20 @@ export function MushraTrial({ spec, env, finish, advance, label, skip }: TrialPr
     e.preventDefault();
   };
 
+  // Where the study keeps the open reference (trial.referencePosition), the same on every page.
+  const referenceAbove = env.trial.kind !== 'mushra' || env.trial.referencePosition === 'above';
+  const referenceButton = (
+    <button
+      type="button"
+      className={['stimulus', 'mushra-reference', p.active === 0 && 'selected', p.playing && p.active === 0 && 'playing'].filter(Boolean).join(' ')}
+      aria-pressed={p.playing && p.active === 0}
+      disabled={locked}
+      onClick={() => void p.hear(0)}
+      data-reference-position={referenceAbove ? 'above' : 'below'}
+    >
+      {w.reference}
+    </button>
+  );
   return (
     <section
       ref={root}
@@ -101,15 +115,7 @@ export function MushraTrial({ spec, env, finish, advance, label, skip }: TrialPr
         <Markdown text={env.question} className="prose question" />
       </div>
 
-      <button
-        type="button"
-        className={['stimulus', 'mushra-reference', p.active === 0 && 'selected', p.playing && p.active === 0 && 'playing'].filter(Boolean).join(' ')}
-        aria-pressed={p.playing && p.active === 0}
-        disabled={locked}
-        onClick={() => void p.hear(0)}
-      >
-        {w.reference}
-      </button>
+      {referenceAbove && referenceButton}
 
       <MultiStimulusTransport p={p} label={labelOf(p.active)} words={w} disabled={locked} onDrawn={() => setDrawn(true)} looping={looping} setLooping={setLooping} />
       <p className="sr-only" aria-live="polite" data-testid="now-playing">
@@ -156,6 +162,7 @@ export function MushraTrial({ spec, env, finish, advance, label, skip }: TrialPr
           );
         })}
       </ol>
+      {!referenceAbove && referenceButton}
 
       {failure && (
         <div className="notice failure" role="alert">

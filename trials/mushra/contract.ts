@@ -13,6 +13,9 @@ import { SystemName, UtteranceFilter, UtteranceId } from '../../contract/study-i
 export const MUSHRA_ANCHORS = ['anchor35', 'anchor70'] as const;
 export type MushraAnchor = (typeof MUSHRA_ANCHORS)[number];
 
+/** Where the open reference's button stands on the page, relative to the rated stimuli. */
+export const MUSHRA_REFERENCE_POSITIONS = ['above', 'below'] as const;
+
 /** The rated stimuli of a page: the hidden reference, the anchors and the systems (BS.1534-3: at most 12). */
 export const mushraStimulusCount = (settings: { anchors: readonly string[]; systems: readonly string[] }) => 1 + settings.anchors.length + settings.systems.length;
 
@@ -26,6 +29,8 @@ export const MushraSettings = z
     systems: z.array(SystemName).min(1, 'a MUSHRA page rates at least one system against the reference: list them (trial: { kind: mushra, reference: <system>, systems: [<system>, …] })'),
     /** BS.1534-3's post-screening (rule `mushra`, trials/mushra/report.ts); false turns it off */
     excludeMushraScreening: z.boolean().default(true),
+    /** Where the open reference's button stands: above the rated stimuli (the default) or below them. The same on every page. */
+    referencePosition: z.enum(MUSHRA_REFERENCE_POSITIONS).default('above'),
   })
   .strict()
   .superRefine((s, ctx) => {

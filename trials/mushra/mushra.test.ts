@@ -94,7 +94,8 @@ describe('MUSHRA on the server', () => {
     const { state, listener } = await start('P-serve');
     expect(state.progress.total).toBe(7);
     const intro = await call(`${server.url}/api/studies/mushra/intro`);
-    expect(intro.body.trial).toEqual({ kind: 'mushra' });
+    // The listener learns the page's layout, never its systems.
+    expect(intro.body.trial).toEqual({ kind: 'mushra', referencePosition: 'above' });
     expect(state.trial).toMatchObject({ kind: 'mushra', practice: true });
     expect(state.trial.stimuli).toHaveLength(5);
     const [first] = trials(listener);
@@ -111,6 +112,14 @@ describe('MUSHRA on the server', () => {
     expect(clips.get(stimuli[1].clip)).toEqual({ corpus: 'anchor', anchor: 'anchor35' });
     const text = JSON.stringify(state);
     for (const secret of [...SYSTEMS, 'espeak', 'anchor', 'condition', 'hidden']) expect(text).not.toContain(secret);
+  });
+
+  it('keeps the open reference where the study says (referencePosition: below), and tells the listener page', async () => {
+    const { studyId } = await loadStudyDir(server.app.db, writeStudy('mushra-below', (doc) => doc.setIn(['trial', 'referencePosition'], 'below')), { dataDir: server.dataDir });
+    setStudyStatus(server.app.db, studyId, 'open');
+    expect((await call(`${server.url}/api/studies/mushra-below/intro`)).body.trial).toEqual({ kind: 'mushra', referencePosition: 'below' });
+    const wrong = await refusal(writeStudy('mushra-side', (doc) => doc.setIn(['trial', 'referencePosition'], 'left')));
+    expect(wrong).toMatch(/study\.yaml:\d+:\d+ trial\.referencePosition: .*above.*below/);
   });
 
   it('draws the order per listener: not every listener meets the same order', async () => {

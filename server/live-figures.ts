@@ -28,17 +28,20 @@ import { Dashboard, ParticipantTable } from '../contract/reports';
 import type { StaffRole } from '../contract/constants';
 import { openDatabase, type Db } from '../db/open';
 import { bundleChunks, type ExportView } from './bundle';
-import { dashboard, liveReport } from './live-report';
+import { dashboard, livePaper, liveReport } from './live-report';
 import { approvalsCsv, participantTable, platformIds } from './participants';
 import { exportRepository } from './store/export';
 import { liveRepository } from './store/live';
 import { metaRepository } from './store/meta';
 
+/** How a study's files go out: the export as JSON or zip, or the paper bundle (zip). */
+export type BundleFormat = 'json' | 'zip' | 'paper';
+
 /** A figure computed whole and sent as text. */
 export type FigureKind = 'dashboard' | 'report' | 'html' | 'participants' | 'approvals';
 type Ask =
   | { id: number; figure: FigureKind; study: string; status: Dashboard['status']; role: StaffRole }
-  | { id: number; stream: 'json' | 'zip'; study: string; role: StaffRole }
+  | { id: number; stream: BundleFormat; study: string; role: StaffRole }
   | { id: number; pull: true }
   | { id: number; cancel: true }
   | { close: true };
@@ -59,7 +62,7 @@ export interface LiveFigures {
    */
   figure(kind: FigureKind, study: string, options?: { status?: Dashboard['status']; role?: StaffRole }): Promise<string>;
   /** The study's export as `role` may see it: the bundle's JSON object, or the bundle zipped under `<study>-bundle/`. */
-  bundle(study: string, role: StaffRole, format: 'json' | 'zip'): Readable;
+  bundle(study: string, role: StaffRole, format: BundleFormat): Readable;
   /** How many figures the thread has computed rather than taken from its cache, as of its last answer. */
   computations(): number;
   close(): Promise<void>;
@@ -222,8 +225,17 @@ function* gathered(texts: Iterable<string>): Generator<Uint8Array> {
 }
 
 /** One study's export as bytes, from a snapshot on a connection of its own (closed when the stream ends or is cancelled). */
-function* exportBytes(file: string, study: string, view: ExportView, format: 'json' | 'zip'): Generator<Uint8Array> {
+function* exportBytes(file: string, study: string, view: ExportView, format: BundleFormat): Generator<Uint8Array> {
   const db = openDatabase(file, { readonly: true });
+  if (format === 'paper') {
+    // Tables, numbers, methods and figures: small text files, made whole (the analysis reads every vote anyway).
+    try {
+      yield* zipBundleChunks(`${study}-paper`, livePaper(db, study).map(([name, text]): [string, string[]] => [name, [text]]));
+    } finally {
+      db.close();
+    }
+    return;
+  }
   // The votes query sorts in a temporary b-tree sized by the page cache, spilling to a file beyond it: 2 MiB
   // (instead of better-sqlite3's 16) keeps a download's memory small, and a sequential read gains nothing from more.
   db.pragma(`cache_size = ${STREAM_CACHE_KIB}`);

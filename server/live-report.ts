@@ -8,6 +8,7 @@
 import type { Report } from '../analysis/report';
 import type { RatingsReport } from '../trials/rating/report';
 import { planOptions } from '../analysis/analysis-plan';
+import { paperFiles } from '../analysis/paper/index';
 import { analyzeStudy, reportHeader, resolveSettings, type AnalysisSettings, type ReportHeader } from '../analysis/study-settings';
 import { liveBundle } from './bundle';
 import type { Db } from '../db/open';
@@ -118,4 +119,19 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status'], 
     judges: report.judges.map((j) => ({ judge: j.judge, items: j.n, agreement: j.agreement, ci95: j.ci95, cohenKappa: j.cohen_kappa })),
     ratings: ratingsSection(report.ratings, settings, platformIds),
   };
+}
+
+/**
+ * The study's paper bundle (analysis/paper) from its live bundle, as `npm run analyze -- <export>
+ * --format paper` writes it: under the plan's options, bootstrap included (the figures thread runs
+ * it, off the event loop), so the studio's download and the command give the same tables.
+ */
+export function livePaper(db: Db, studyId: string): [string, string][] {
+  const bundle = liveBundle(exportRepository(db).rows(studyId));
+  const settings = resolveSettings(bundle.study);
+  const options = planOptions(bundle.study?.plan, {});
+  const report = analyzeStudy(bundle, settings, options);
+  return paperFiles(bundle, report, reportHeader(bundle, settings, options), settings, {
+    buckets: options.buckets, btPrior: options.btPrior, bootstrap: options.bootstrap,
+  });
 }

@@ -1,7 +1,7 @@
 import type { Dashboard as DashboardData } from '../../contract/reports';
 import { BarChart, type BarStyle } from '../../figures/BarChart';
 import { MosChart } from '../../figures/MosChart';
-import { downloadBundle, errorText, openHtmlReport, studio } from '../studio/api';
+import { downloadBundle, downloadPaper, errorText, openHtmlReport, studio } from '../studio/api';
 import { usePolled } from '../studio/usePolled';
 import { KindPanels } from './kind-panels';
 import { SavableFigure } from './SavableFigure';
@@ -143,6 +143,9 @@ export function Dashboard({ study }: { study: string }) {
         <div className="head-actions">
           <button type="button" className="secondary" onClick={() => void downloadBundle(study).catch((e) => setError(errorText(e)))}>
             Export bundle
+          </button>
+          <button type="button" className="secondary" onClick={() => void downloadPaper(study).catch((e) => setError(errorText(e)))}>
+            Paper bundle
           </button>
           <button type="button" className="secondary" onClick={() => void openHtmlReport(study).catch((e) => setError(errorText(e)))}>
             HTML report

@@ -67,6 +67,7 @@ export const studio = {
   preview: (id: string) => authed<TrialPreviewList>('GET', `${study(id)}/preview`),
   dashboard: (id: string) => authed<Dashboard>('GET', `${study(id)}/dashboard`),
   exportZip: (id: string) => authedFile(`${study(id)}/export.zip`),
+  paperZip: (id: string) => authedFile(`${study(id)}/paper.zip`),
   participants: (id: string) => authed<ParticipantTable>('GET', `${study(id)}/participants`),
   approvals: (id: string) => authedFile(`${study(id)}/approvals.csv`),
   /** The report JSON (analysis-spec §7), whose registered kinds' sections the dashboard's kind panels show. */
@@ -99,6 +100,11 @@ export function download(name: string, content: string | Blob, type = 'text/csv'
 /** The bundle as one zip (<study>-bundle.zip), which `npm run analyze` reads as it is. */
 export async function downloadBundle(id: string): Promise<void> {
   download(`${id}-bundle.zip`, await studio.exportZip(id));
+}
+
+/** The paper bundle as one zip (<study>-paper.zip): tables.tex, numbers.json, methods.md, paper.bib, figures/. */
+export async function downloadPaper(id: string): Promise<void> {
+  download(`${id}-paper.zip`, await studio.paperZip(id));
 }
 
 /** The approve/reject file for the recruiting platform (<study>-approvals.csv). */

@@ -91,6 +91,17 @@ export const studioRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora?: re
     },
   );
 
+  // The paper bundle of the study's data as it stands (analysis/paper): what `npm run analyze -- <export> --format paper` writes.
+  app.get(
+    '/api/studio/studies/:study/paper.zip',
+    { onRequest: app.requireRole('researcher', 'analyst'), schema: { params: StudyParams } },
+    async (request, reply) => {
+      const { study } = request.params;
+      if (!app.store.studies.get(study)) throw unknownStudy();
+      return attachment(reply, 'application/zip', `${study}-paper.zip`).send(app.liveFigures.bundle(study, request.staffRole!, 'paper'));
+    },
+  );
+
   // Who took part and how each fared: the recruiting platform's ids are the researcher's to see.
   app.get(
     '/api/studio/studies/:study/participants',

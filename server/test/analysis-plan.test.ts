@@ -3,11 +3,13 @@ import { cp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planHash, planOptions } from '../../analysis/analysis-plan';
 import { BundleError, readBundle } from '../../analysis/bundle';
 import { withZippedBundle } from '../../analysis/bundle-zip';
 import { renderReportHtml } from '../../analysis/html';
+import { paperFiles } from '../../analysis/paper/index';
 import { analyzeStudy, reportHeader, resolveSettings } from '../../analysis/study-settings';
 import { readStudyDefinition } from '../../studies/settings';
 import { startTestServer, type TestServer } from '../testing/server';
@@ -50,6 +52,12 @@ async function exported(study: string): Promise<string> {
   const dir = join(work, `${study}-${Date.now()}`);
   await withZippedBundle(file, (unzipped) => cp(unzipped, dir, { recursive: true }));
   return dir;
+}
+
+/** A paper zip's files by their path inside its one folder. */
+async function withZippedPaper(file: string): Promise<Map<string, string>> {
+  const entries = unzipSync(new Uint8Array(await readFile(file)));
+  return new Map(Object.entries(entries).filter(([name]) => !name.endsWith('/')).map(([name, bytes]) => [name.replace(/^[^/]+\//, ''), strFromU8(bytes)]));
 }
 
 const studyJsonOf = async (dir: string) => JSON.parse(await readFile(join(dir, 'study.json'), 'utf8'));
@@ -138,6 +146,24 @@ describe('the frozen analysis plan', () => {
     expect(page).toContain(saved.body.plan.hash);
     expect(page).toContain('reason: two checks were ambiguous (pilot feedback)');
     expect(page).toContain('this analysis departs from it: minAttention: 0.7 → 0.9; buckets: 5 → 4; bootstrap: 40 → 0.');
+  });
+
+  it('gives the paper bundle from the studio as the command writes it from the export', async () => {
+    const res = await fetch(`${server.url}/api/studio/studies/recorded/paper.zip`, { headers: { authorization: `Bearer ${researcher}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toContain('recorded-paper.zip');
+    const file = join(work, 'recorded-paper.zip');
+    writeFileSync(file, new Uint8Array(await res.arrayBuffer()));
+    const served = await withZippedPaper(file);
+    const bundle = await readBundle(await exported('recorded'));
+    const settings = resolveSettings(bundle.study);
+    const options = planOptions(bundle.study?.plan, {});
+    const offline = new Map(paperFiles(bundle, analyzeStudy(bundle, settings, options), reportHeader(bundle, settings, options), settings, { buckets: options.buckets, btPrior: options.btPrior, bootstrap: options.bootstrap }));
+    expect([...served.keys()].sort()).toEqual([...offline.keys()].sort());
+    // The same tables, numbers (the plan's bootstrap run in both), references and figures; methods.md differs only by the export time.
+    for (const [name, text] of offline) if (name !== 'methods.md') expect(served.get(name), name).toBe(text);
+    expect(served.get('numbers.json')).toContain('"');
+    expect(served.get('methods.md')).toContain((await api('/api/studio/studies/recorded')).body.plan.hash);
   });
 
   it('refuses a bundle whose plan is not its settings, never re-analysing it silently', async () => {

@@ -4,7 +4,7 @@
  * here; a kind without one is shown as plain tables of its section (figures/SectionTable), so the
  * page never leaves a section out.
  */
-import type { ComponentType } from 'react';
+import type { ComponentType, ReactElement } from 'react';
 import { SectionTable } from '../../figures/SectionTable';
 import type { Report } from '../report';
 import { ANALYSIS_KINDS } from './index';
@@ -12,6 +12,8 @@ import { AbxReportSection } from '../../trials/abx/report-section';
 import { CcrReportSection } from '../../trials/ccr/report-section';
 import { MushraReportSection } from '../../trials/mushra/report-section';
 import { TagsReportSection } from '../../trials/tags/report-section';
+import { mushraFigures } from '../../trials/mushra/figure';
+import { tagsFigures } from '../../trials/tags/figure';
 
 /** What a kind's HTML section is drawn from: its own section, and the whole report (for its header or listeners). */
 export interface KindSectionProps<Section = unknown> {
@@ -21,6 +23,10 @@ export interface KindSectionProps<Section = unknown> {
 
 // `any`: each kind has its own section type.
 export const KIND_SECTIONS: Record<string, ComponentType<KindSectionProps<any>>> = { abx: AbxReportSection, ccr: CcrReportSection, mushra: MushraReportSection, tags: TagsReportSection };
+
+/** A kind's standalone figures for the paper bundle (analysis/paper/figures.tsx): file name → element, from its section. */
+// `any`: each kind has its own section type.
+export const KIND_FIGURES: Record<string, (section: any) => [string, ReactElement][]> = { mushra: mushraFigures, tags: tagsFigures };
 
 /** Every registered kind's section the report has, in the registry's order. */
 export function KindSections({ report }: { report: Report }) {

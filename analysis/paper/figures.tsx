@@ -2,7 +2,7 @@
  * The paper's figures as standalone SVG files, drawn by the very components the HTML report and
  * the dashboard draw (figures/*.tsx) through React's server renderer: one renderer for all three.
  * One agreement-by-gap and one calibration figure per judge, the Bradley–Terry forest plot beside
- * the judges' system means, and the MOS per system.
+ * the judges' system means, the MOS per system, and each registered kind's own (KIND_FIGURES).
  */
 import { createElement, type ReactElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
@@ -11,6 +11,8 @@ import { CalibrationChart } from '../../figures/CalibrationChart';
 import { MosChart } from '../../figures/MosChart';
 import { StrengthChart } from '../../figures/StrengthChart';
 import type { Report } from '../report';
+import { ANALYSIS_KINDS } from '../kinds/index';
+import { KIND_FIGURES } from '../kinds/sections';
 
 const svg = (element: ReactElement) => `<?xml version="1.0" encoding="UTF-8"?>\n${renderToStaticMarkup(element)}\n`;
 
@@ -37,5 +39,11 @@ export function paperFigures(report: Report): [string, string][] {
     out.push(['bradley-terry.svg', svg(createElement(StrengthChart, { systems: report.bradley_terry.systems, judges: report.judges }))]);
   }
   if (report.ratings?.systems.length) out.push(['mos.svg', svg(createElement(MosChart, { systems: report.ratings.systems, scale: report.ratings.scale }))]);
+  // Each registered kind's own figures (MUSHRA's box plots, the tags confusion heat maps), by the same components as its HTML section.
+  const sections = report as unknown as Record<string, unknown>;
+  for (const kind of ANALYSIS_KINDS) {
+    const section = sections[kind.section];
+    if (section !== undefined) for (const [name, element] of KIND_FIGURES[kind.kind]?.(section) ?? []) out.push([name, svg(element)]);
+  }
   return out;
 }

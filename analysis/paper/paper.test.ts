@@ -255,3 +255,24 @@ describe('LaTeX text', () => {
     expect(r.code, r.log.slice(-3000)).toBe(0);
   }, 60_000);
 });
+
+describe.each([
+  ['mushra', ['figures/mushra.svg']],
+  ['tags', ['figures/tags-confusion-emotion.svg']],
+] as const)('a simulated %s study’s own figures', (kind, figures) => {
+  it('are in figures/ as the HTML section draws them, and its tables compile', async () => {
+    const b = join(dir, `${kind}-bundle`);
+    const sim = await cli('simulate-cli.ts', ['--kind', kind, '--out', b, '--seed', '2', '--items', '24', '--listeners', '8']);
+    expect(sim.code, sim.stderr).toBe(0);
+    const [out, html] = [join(dir, `${kind}-paper`), join(dir, `${kind}.html`)];
+    for (const [format, to] of [['paper', out], ['html', html]]) expect((await cli('cli.ts', [b, '--format', format, '--out', to])).code).toBe(0);
+    const paper = await files(out);
+    const page = await readFile(html, 'utf8');
+    for (const name of figures) {
+      expect(Object.keys(paper), name).toContain(name);
+      expect(page).toContain(paper[name].replace(/^<\?xml[^>]*>\n/, '').trimEnd());
+    }
+    const r = await compile(join(out, 'tables.tex'), `wrapper-${kind}`);
+    expect(r.code, r.log.slice(-3000)).toBe(0);
+  }, 120_000);
+});

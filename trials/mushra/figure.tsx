@@ -4,6 +4,7 @@
  * plot and the mean with its 95% interval in one figure, the table of those numbers, and the
  * post-screening's excluded listeners with both of their fractions.
  */
+import type { ReactElement } from 'react';
 import { BoxPlot } from '../../figures/BoxPlot';
 import { fixed, intervalText, percent } from '../../figures/chart';
 
@@ -34,18 +35,26 @@ export interface MushraFigureSection {
 const ROLE_NAMES: Record<string, string> = { reference: 'hidden reference', anchor35: 'anchor 3.5 kHz', anchor70: 'anchor 7 kHz', condition: 'system' };
 const one = (v: number | null) => fixed(v, 1);
 
+/** Per stimulus, the box plot of its scores and its mean with the 95% interval. */
+const scoresPlot = (section: MushraFigureSection): ReactElement => (
+  <BoxPlot
+    name="mushra"
+    title="MUSHRA: scores per stimulus with box plots and mean 95% intervals"
+    axis="score 0–100"
+    range={[0, 100]}
+    rows={section.systems.map((s) => ({ label: s.role === 'condition' ? s.system : ROLE_NAMES[s.role], n: s.n, mean: s.mean, ci95: s.ci95, median: s.median, iqr: s.iqr, whiskers: s.whiskers }))}
+  />
+);
+
+/** The section's standalone figures (the paper bundle's figures/). */
+export const mushraFigures = (section: MushraFigureSection): [string, ReactElement][] => (section.systems.length ? [['mushra.svg', scoresPlot(section)]] : []);
+
 export function MushraFigure({ section }: { section: MushraFigureSection }) {
   if (section.systems.length === 0) return <p>No MUSHRA items yet.</p>;
   const { screening } = section;
   return (
     <>
-      <BoxPlot
-        name="mushra"
-        title="MUSHRA: scores per stimulus with box plots and mean 95% intervals"
-        axis="score 0–100"
-        range={[0, 100]}
-        rows={section.systems.map((s) => ({ label: s.role === 'condition' ? s.system : ROLE_NAMES[s.role], n: s.n, mean: s.mean, ci95: s.ci95, median: s.median, iqr: s.iqr, whiskers: s.whiskers }))}
-      />
+      {scoresPlot(section)}
       <table className="data" data-testid="mushra-systems">
         <caption>{`${section.items} scored MUSHRA pages, ${section.listeners} retained listeners; rank and rank interval among the systems under test`}</caption>
         <thead>

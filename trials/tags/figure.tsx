@@ -5,7 +5,7 @@
  * for a single attribute Dawid–Skene's agreement with the corpus beside the majority's, with each
  * listener's estimated reliability.
  */
-import type { ReactNode } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 import { fixed, percent } from '../../figures/chart';
 import { HeatMap } from '../../figures/HeatMap';
 
@@ -39,12 +39,36 @@ function axisOf(a: TagsFigureAttribute, labels: readonly string[]): string[] {
   return a.type === 'single' ? a.per_value.map((v) => v.value).filter((v) => labels.includes(v)) : [...new Set(labels)].sort();
 }
 
-function AttributeFigure({ a, frame }: { a: TagsFigureAttribute; frame: (svg: ReactNode) => ReactNode }) {
+/** The attribute's corpus label × majority heat map; null without corpus labels or answers to compare. */
+function confusionMap(a: TagsFigureAttribute): ReactElement | null {
   const confusion = a.metadata?.confusion ?? [];
+  if (confusion.length === 0) return null;
   const labels = [...confusion.map((c) => c.metadata), ...confusion.map((c) => c.majority)];
   // A single attribute's two axes share the values seen on either, so the agreement is the diagonal.
   const rows = axisOf(a, a.type === 'single' ? labels : confusion.map((c) => c.metadata)).map(shown);
   const columns = a.type === 'single' ? rows : axisOf(a, confusion.map((c) => c.majority)).map(shown);
+  return (
+    <HeatMap
+      name={`tags-confusion-${a.attribute}`}
+      title={`${a.attribute}: corpus label × listeners' majority (items)`}
+      rowAxis="corpus label"
+      columnAxis="majority"
+      rows={rows}
+      columns={columns}
+      cells={confusion.map((c) => ({ row: shown(c.metadata), column: shown(c.majority), n: c.n }))}
+    />
+  );
+}
+
+/** The section's standalone figures (the paper bundle's figures/): each attribute's confusion heat map. */
+export const tagsFigures = (section: TagsFigureSection): [string, ReactElement][] =>
+  section.attributes.flatMap((a) => {
+    const map = confusionMap(a);
+    return map ? [[`tags-confusion-${a.attribute}.svg`, map] as [string, ReactElement]] : [];
+  });
+
+function AttributeFigure({ a, frame }: { a: TagsFigureAttribute; frame: (svg: ReactNode) => ReactNode }) {
+  const map = confusionMap(a);
   const alphaName = a.type === 'single' ? 'α (nominal)' : 'α (MASI)';
   return (
     <div data-attribute={a.attribute}>
@@ -71,17 +95,7 @@ function AttributeFigure({ a, frame }: { a: TagsFigureAttribute; frame: (svg: Re
       </table>
       {a.metadata === null ? <p className="muted">{`No corpus labels of ${a.attribute} to compare with.`}</p> : (
         <>
-          {confusion.length > 0 && frame(
-            <HeatMap
-              name={`tags-confusion-${a.attribute}`}
-              title={`${a.attribute}: corpus label × listeners' majority (items)`}
-              rowAxis="corpus label"
-              columnAxis="majority"
-              rows={rows}
-              columns={columns}
-              cells={confusion.map((c) => ({ row: shown(c.metadata), column: shown(c.majority), n: c.n }))}
-            />,
-          )}
+          {map && frame(map)}
           <table className="data" data-testid="tags-agreement">
             <caption>{a.type === 'single'
               ? `Agreement with the corpus labels of ${a.attribute}: accuracy and Cohen's κ of the majority and of the Dawid–Skene labels`

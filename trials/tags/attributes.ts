@@ -1,9 +1,9 @@
 /**
  * What every layer of the tags kind shares about attributes, without zod (the analysis reads it
- * too: trials/tags/report.ts): the presets, their expansion, and the `attribute=value` form of a
- * certain label (an attention check's expected answer).
+ * too: trials/tags/report.ts): the presets' names and attribute names, and the `attribute=value`
+ * form of a certain label (an attention check's expected answer).
  *
- * The attribute presets a tags study may name instead of declaring an attribute (analysis-spec
+ * The attribute presets (their values in presets.ts) a tags study may name instead of declaring an attribute (analysis-spec
  * §5.5), each with the manifest label it is checked against (`metadata`: the utterance's label key
  * as the importers write it). Copied into the project so that nothing reads ../shared at run time:
  * - ravdess-emotion, ravdess-intensity: RAVDESS's file-name code tables (audio-manifest/ravdess.ts,
@@ -26,50 +26,22 @@ export interface DeclaredAttribute {
   metadata?: string;
 }
 
-interface PresetAttribute extends Omit<DeclaredAttribute, 'values'> {
-  values: readonly string[];
-}
+/**
+ * Each preset's attributes by name only: what study.yaml's check needs (contract.ts). Their values
+ * are in presets.ts, which the listener's page never loads — corpus label words in its script would
+ * tell a careful listener what the labels could be (docs/blinding.md; e2e/support/blinding.ts).
+ */
+export const TAG_PRESET_ATTRIBUTES = {
+  'ravdess-emotion': ['emotion'],
+  'ravdess-intensity': ['intensity'],
+  'vctk-gender': ['gender'],
+  'vctk-accent': ['accent'],
+  'paraspeechcaps-intrinsic': ['intrinsic'],
+  'styleinstructcaps-basic': ['gender', 'pitch', 'speaking_rate'],
+} as const satisfies Record<string, readonly string[]>;
 
-export const TAG_PRESETS = {
-  'ravdess-emotion': [
-    { name: 'emotion', mode: 'single', values: ['neutral', 'calm', 'happy', 'sad', 'angry', 'fearful', 'disgust', 'surprised'], metadata: 'emotion' },
-  ],
-  'ravdess-intensity': [{ name: 'intensity', mode: 'single', values: ['normal', 'strong'], metadata: 'intensity' }],
-  'vctk-gender': [{ name: 'gender', mode: 'single', values: ['female', 'male'], metadata: 'gender' }],
-  'vctk-accent': [
-    {
-      name: 'accent',
-      mode: 'single',
-      values: ['American', 'Australian English', 'Canadian', 'English', 'Indian', 'Irish', 'NewZealand English', 'NorthernIrish', 'Scottish', 'SouthAfrican', 'Welsh'],
-      metadata: 'accent',
-    },
-  ],
-  'paraspeechcaps-intrinsic': [
-    {
-      name: 'intrinsic',
-      mode: 'multi',
-      values: [
-        'flowing', 'measured', 'deep', 'crisp', 'fast', 'loud', 'nasal', 'booming', 'authoritative', 'silky', 'enunciated',
-        'husky', 'hesitant', 'raspy', 'soft', 'singsong', 'shrill', 'slurred', 'accented', 'stammering', 'slow', 'monotonous',
-        'punctuated', 'vocal-fry', 'pitchy', 'guttural', 'staccato', 'mellow', 'hushed', 'smooth', 'lisp', 'casual',
-      ],
-      metadata: 'intrinsic_tags',
-    },
-  ],
-  'styleinstructcaps-basic': [
-    { name: 'gender', mode: 'single', values: ['female', 'male'], metadata: 'gender' },
-    { name: 'pitch', mode: 'single', values: ['low-pitched', 'medium-pitched', 'high-pitched'], metadata: 'pitch' },
-    { name: 'speaking_rate', mode: 'single', values: ['slow speed', 'measured speed', 'fast speed'], metadata: 'speaking_rate' },
-  ],
-} as const satisfies Record<string, readonly PresetAttribute[]>;
-
-export type TagPreset = keyof typeof TAG_PRESETS;
-export const TAG_PRESET_NAMES = Object.keys(TAG_PRESETS) as [TagPreset, ...TagPreset[]];
-
-/** The study's attributes with every preset expanded, in the order declared. */
-export function expandAttributes(attributes: readonly (TagPreset | DeclaredAttribute)[]): DeclaredAttribute[] {
-  return attributes.flatMap((a) => (typeof a === 'string' ? TAG_PRESETS[a].map((p) => ({ ...p, values: [...p.values] })) : [a]));
-}
+export type TagPreset = keyof typeof TAG_PRESET_ATTRIBUTES;
+export const TAG_PRESET_NAMES = Object.keys(TAG_PRESET_ATTRIBUTES) as [TagPreset, ...TagPreset[]];
 
 /** An attention item's expected answer as items.csv writes it: `attribute=value`. */
 export const knownTagText = (attribute: string, value: string): string => `${attribute}=${value}`;

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { TrialClip } from '../../contract/trials/clip';
 import { Text, UtteranceFilter, UtteranceId } from '../../contract/study-items';
-import { expandAttributes, TAG_PRESET_NAMES, TAG_PRESETS, type TagPreset } from './attributes';
+import { TAG_PRESET_ATTRIBUTES, TAG_PRESET_NAMES, type TagPreset } from './attributes';
 
 export { givesKnownTag, knownTagText, parseKnownTag } from './attributes';
 
@@ -58,17 +58,13 @@ export const TagsSettings = z
   .superRefine((s, ctx) => {
     const seen = new Set<string>();
     s.attributes.forEach((a, i) => {
-      for (const attribute of typeof a === 'string' ? (TAG_PRESETS[a as TagPreset] ?? []) : [a]) {
-        if (seen.has(attribute.name)) ctx.addIssue({ code: 'custom', path: ['attributes', i], message: `attribute "${attribute.name}" is declared twice: name each attribute once` });
-        seen.add(attribute.name);
+      for (const name of typeof a === 'string' ? (TAG_PRESET_ATTRIBUTES[a as TagPreset] ?? []) : [a.name]) {
+        if (seen.has(name)) ctx.addIssue({ code: 'custom', path: ['attributes', i], message: `attribute "${name}" is declared twice: name each attribute once` });
+        seen.add(name);
       }
     });
   });
 export type TagsSettings = z.infer<typeof TagsSettings>;
-
-/** The study's attributes with every preset expanded, in the order declared. */
-export const tagsAttributes = (settings: { attributes: TagsSettings['attributes'] }): TagsAttribute[] =>
-  expandAttributes(settings.attributes as (TagPreset | TagsAttribute)[]);
 
 /** An attribute as the listener sees it (no manifest label key). */
 export const TrialAttribute = z.object({ name: z.string(), mode: z.enum(['single', 'multi']), values: z.array(z.string()), hints: z.record(z.string(), z.string()) });

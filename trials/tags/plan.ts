@@ -12,7 +12,8 @@ import type { PlanContext, PlannedItem } from '../../studies/build';
 import type { StudyDefinitionOf } from '../../contract/study-definition';
 import type { KindPlan } from '../../studies/trials';
 import { stimulus, type Stimulus } from '../../studies/stimuli';
-import { knownTagText, tagsAttributes, type KnownTag, type TagsAttribute } from './contract';
+import { knownTagText, type KnownTag, type TagsAttribute } from './contract';
+import { tagsAttributes } from './presets';
 
 export const CLIP_SLOT = 'clip';
 export const METADATA_ROLE = 'metadata';

@@ -17,7 +17,8 @@ import { perValueAlpha, type ValueAgreement } from '../../analysis/stats/per-val
 import { multiMajority, singleMajority } from '../../analysis/stats/label-majority';
 import { cohenKappa } from '../../analysis/stats/cohen-kappa';
 import { dawidSkene } from '../../analysis/stats/dawid-skene';
-import { expandAttributes, parseKnownTag, type DeclaredAttribute } from './attributes';
+import { parseKnownTag, type DeclaredAttribute } from './attributes';
+import { expandAttributes } from './presets';
 
 /** The columns of annotations.csv and metadata.csv (analysis-spec §5.5), the export's and the reader's. */
 export const ANNOTATION_COLUMNS = ['item_id', 'listener_id', 'attribute', 'value'] as const;

@@ -10,7 +10,8 @@ import { invalidRequest } from '../../server/errors';
 import { trialClip } from '../../server/store/trials/clip';
 import { checkListening } from '../../server/store/trials/listening';
 import type { ServerTrialKind } from '../../server/store/trials';
-import { givesKnownTag, tagsAttributes, type TagsStored } from './contract';
+import { givesKnownTag, type TagsStored } from './contract';
+import { tagsAttributes } from './presets';
 import { CLIP_SLOT, itemMetadata } from './plan';
 import { ANNOTATION_COLUMNS, METADATA_COLUMNS } from './report';
 

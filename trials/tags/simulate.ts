@@ -11,7 +11,8 @@
 import { keyedRandom, type Random } from '../../analysis/random';
 import type { BundleItem, BundleListener, BundleToWrite } from '../../analysis/bundle';
 import type { StudySettings } from '../../analysis/study-settings';
-import { knownTagText, TAG_PRESETS, type DeclaredAttribute } from './attributes';
+import { knownTagText, type DeclaredAttribute } from './attributes';
+import { TAG_PRESETS } from './presets';
 import { ANNOTATION_COLUMNS, METADATA_COLUMNS } from './report';
 
 export interface TagsListener {

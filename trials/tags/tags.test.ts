@@ -26,7 +26,8 @@ import { readBundle } from '../../analysis/bundle';
 import { analyze } from '../../analysis/report';
 import type { AnnotationSection } from './report';
 import { readStudyYaml } from '../../studies/parse';
-import { tagsAttributes } from './contract';
+import { TAG_PRESETS, tagsAttributes } from './presets';
+import { TAG_PRESET_ATTRIBUTES } from './attributes';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -199,5 +200,11 @@ describe('a simulated tags study (npm run simulate -- --kind tags → npm run an
     const timbre = report.annotation.attributes.find((a) => a.attribute === 'timbre')!;
     expect(timbre.alpha).toBeGreaterThan(0);
     expect(timbre.metadata!.n).toBeGreaterThan(0);
+  });
+});
+
+describe('the presets', () => {
+  it('name the same attributes in the contract (names only, for the listener page) as in presets.ts (with their values)', () => {
+    expect(Object.fromEntries(Object.entries(TAG_PRESETS).map(([preset, attributes]) => [preset, attributes.map((a) => a.name)]))).toEqual(TAG_PRESET_ATTRIBUTES);
   });
 });

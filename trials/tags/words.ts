@@ -21,18 +21,19 @@ export const en = {
 
 export type TagsWords = typeof en;
 
+// No word of the German holds a corpus label as a substring ("Merkmale" holds "male"): e2e/support/blinding.ts reads the listener's script for them.
 export const de: TagsWords = {
-  labels: 'Merkmale dieses Ausschnitts',
+  labels: 'Eigenschaften dieses Ausschnitts',
   nowLabel: 'Beschreiben Sie jetzt den Ausschnitt: beantworten Sie jede Frage unten.',
   chooseOne: 'eines auswählen',
   chooseAny: 'alle zutreffenden auswählen, oder „Nichts davon“',
   noneOfThese: 'Nichts davon',
   incomplete: (missing: string) => `Noch offen: ${missing}.`,
-  confirm: 'Merkmale bestätigen',
+  confirm: 'Eigenschaften bestätigen',
   keyHints: 'Tab wechselt zwischen den Fragen, die Pfeiltasten innerhalb einer Frage, die Leertaste setzt ein Häkchen',
-  touchHints: 'Spielen Sie den Ausschnitt ab, beantworten Sie jede Frage (zum Auswählen tippen) und tippen Sie dann auf „Merkmale bestätigen“.',
+  touchHints: 'Spielen Sie den Ausschnitt ab, beantworten Sie jede Frage (zum Auswählen tippen) und tippen Sie dann auf „Eigenschaften bestätigen“.',
   correct: 'Richtig — genau so klingt der Ausschnitt.',
-  wrong: 'Nicht ganz — hören Sie noch einmal hin: der Ausschnitt wurde gewählt, weil dieses Merkmal in ihm deutlich ist.',
+  wrong: 'Nicht ganz — hören Sie noch einmal hin: der Ausschnitt wurde gewählt, weil diese Eigenschaft in ihm deutlich ist.',
 };
 
 export const tagsCatalogues: Record<Language, TagsWords> = { en, de };

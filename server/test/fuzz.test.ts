@@ -254,6 +254,7 @@ const TOKEN_ROUTES: { route: string; path: string; role: Role }[] = [
   { route: 'GET /api/studio/studies/:study/preview', path: '/api/studio/studies/fuzz/preview', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study/dashboard', path: '/api/studio/studies/fuzz/dashboard', role: 'reader' },
   { route: 'GET /api/studio/studies/:study/export.zip', path: '/api/studio/studies/fuzz/export.zip', role: 'reader' },
+  { route: 'GET /api/studio/studies/:study/paper.zip', path: '/api/studio/studies/fuzz/paper.zip', role: 'reader' },
   { route: 'GET /api/studio/studies/:study/participants', path: '/api/studio/studies/fuzz/participants', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study/approvals.csv', path: '/api/studio/studies/fuzz/approvals.csv', role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/undo', path: `/api/studio/studies/${DRAFT}/undo`, role: 'researcher' },
@@ -495,6 +496,7 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
     /* Reports */
     { route: 'GET /api/studio/studies/:study/dashboard', shots: studyParams('/api/studio/studies/', '/dashboard', 'reader') },
     { route: 'GET /api/studio/studies/:study/export.zip', shots: studyParams('/api/studio/studies/', '/export.zip', 'reader') },
+    { route: 'GET /api/studio/studies/:study/paper.zip', shots: studyParams('/api/studio/studies/', '/paper.zip', 'reader') },
     { route: 'GET /api/studio/studies/:study/participants', shots: studyParams('/api/studio/studies/', '/participants', 'researcher') },
     { route: 'GET /api/studio/studies/:study/approvals.csv', shots: studyParams('/api/studio/studies/', '/approvals.csv', 'researcher') },
     // Only names that are refused: an Undo that ran would change the draft on purpose.

@@ -16,7 +16,7 @@ import { loadStudyDir } from '../../studies/load';
 import { setStudyStatus } from '../../studies/build';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call } from '../testing/client';
-import { decode } from '../../audio-manifest/decode';
+import { fetchAudio as fetchServed, sameBytes, samples } from '../testing/served-audio';
 import { restoreMissingCopies, servedAudioDir } from '../../audio-manifest/served';
 import { liveRepository } from '../store/live';
 
@@ -41,17 +41,7 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const heardAll = [0, 1, 2].map(() => ({ plays: 1, secondsHeard: 2, heardToEnd: true }));
-const fetchAudio = async (url: string) => {
-  const res = await fetch(`${server.url}${url}`);
-  expect(res.status).toBe(200);
-  return { bytes: new Uint8Array(await res.arrayBuffer()), etag: res.headers.get('etag')! };
-};
-/** Decoded samples on the 16-bit grid, channels interleaved. */
-const samples = async (bytes: Uint8Array) => {
-  const { channels } = await decode(bytes);
-  return Array.from({ length: channels[0].length * channels.length }, (_, i) => Math.round(channels[i % channels.length][Math.floor(i / channels.length)] * 32768));
-};
-const sameBytes = (x: Uint8Array, y: Uint8Array) => x.length === y.length && x.every((v, i) => v === y[i]);
+const fetchAudio = (url: string) => fetchServed(server.url, url);
 
 describe.each(Object.keys(STUDIES))('ABX replays in study %s', (study) => {
   it('serves every trial’s A, B and X under three ids and ETags, X byte-different from both and within ±1 LSB of the one it repeats', async () => {

@@ -15,7 +15,7 @@ import { loadStudyDir } from '../../studies/load';
 import { setStudyStatus } from '../../studies/build';
 import { startTestServer, type TestServer } from '../testing/server';
 import { call } from '../testing/client';
-import { decode } from '../../audio-manifest/decode';
+import { fetchAudio as fetchServed, sameBytes, samples } from '../testing/served-audio';
 
 const DEMO = fileURLToPath(new URL('../../studies/demo/', import.meta.url));
 const TEMPLATE = fileURLToPath(new URL('../../studies/templates/demo-mushra.yaml', import.meta.url));
@@ -32,17 +32,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server?.close());
 
-const fetchAudio = async (url: string) => {
-  const res = await fetch(`${server.url}${url}`);
-  expect(res.status).toBe(200);
-  return { bytes: new Uint8Array(await res.arrayBuffer()), etag: res.headers.get('etag')! };
-};
-/** Decoded samples on the 16-bit grid, channels interleaved. */
-const samples = async (bytes: Uint8Array) => {
-  const { channels } = await decode(bytes);
-  return Array.from({ length: channels[0].length * channels.length }, (_, i) => Math.round(channels[i % channels.length][Math.floor(i / channels.length)] * 32768));
-};
-const sameBytes = (x: Uint8Array, y: Uint8Array) => x.length === y.length && x.every((v, i) => v === y[i]);
+const fetchAudio = (url: string) => fetchServed(server.url, url);
 
 describe('MUSHRA’s hidden reference', () => {
   it('is served on every page under its own id, ETag and bytes, within ±1 LSB of the open reference', async () => {

@@ -243,7 +243,42 @@ export const Design = z.discriminatedUnion('kind', [
       abandonAfterMinutes: z.number().positive().default(30),
     })
     .strict(),
+  z
+    .object({
+      kind: z.literal('adaptive'),
+      /** Scored trials per listener; the server chooses each one's item when it is served (studies/README.md, "Adaptive"). */
+      itemsPerListener: z.number().int().positive(),
+      /** How often one listener may meet the same system pair. */
+      maxPairRepeats: z.number().int().positive().default(2),
+      /** When the study stops assigning: whichever given rule is met first. */
+      stop: z
+        .object({
+          /** Scored votes in all. */
+          votes: z.number().int().positive().optional(),
+          /** The mean 95% CI half-width (Bradley–Terry θ for pairs and A/B; the MOS for ratings). */
+          ciHalfWidth: z.number().positive().optional(),
+          /** Every system's CI apart from its neighbours' in rank order. */
+          separated: z.literal(true).optional(),
+        })
+        .strict()
+        .refine((s) => s.votes !== undefined || s.ciHalfWidth !== undefined || s.separated !== undefined, 'give at least one of votes, ciHalfWidth, separated'),
+      abandonAfterMinutes: z.number().positive().default(30),
+    })
+    .strict(),
 ]);
+/** The trial kinds the adaptive design has a rule for (studies/adaptive). */
+export const ADAPTIVE_KINDS = ['pair', 'ab', 'rating'] as const;
+
+/**
+ * The smallest mean 95% CI half-width of Bradley–Terry strengths that V votes among K systems
+ * can reach. Under Σθ = 0 the information matrix is L = Σ_votes w·(e_i − e_j)(e_i − e_j)ᵀ with
+ * w = p(1 − p) ≤ 1/4 (p = 1/2 the most informative case). trace(L) = 2·Σw ≤ V/2, and the
+ * K − 1 nonzero eigenvalues μ of L give Σ Var(θ_s) = Σ 1/μ ≥ (K − 1)²/trace(L) (Cauchy–Schwarz),
+ * so the mean variance is at least 2(K − 1)²/(K·V). The stopping rule reads the
+ * root-mean-square half-width 1.96·sqrt(mean Var θ) (studies/README.md), so this is its floor;
+ * a balanced complete design at p = 1/2 reaches it, so the bound cannot refuse a possible target.
+ */
+export const bestBtHalfWidth = (systems: number, votes: number): number => 1.96 * Math.sqrt((2 * (systems - 1) ** 2) / (systems * votes));
 export type Design = z.infer<typeof Design>;
 
 /** The listening requirement before an answer is allowed; served to listeners as it is. */
@@ -487,6 +522,10 @@ export const StudyDefinition = z
       const kind = (d.trial as { kind?: unknown } | undefined)?.kind ?? 'pair';
       if (typeof kind !== 'string' || !(kind in ITEM_CONFIGS)) return;
       checkItemConfig(d, kind as ItemConfigKind, ctx);
+      const design = d.design as { kind?: unknown } | undefined;
+      if (design?.kind === 'adaptive' && !(ADAPTIVE_KINDS as readonly string[]).includes(kind)) {
+        ctx.addIssue({ code: 'custom', path: ['design', 'kind'], message: `adaptive chooses items for ${ADAPTIVE_KINDS.join(', ')} studies; a ${kind} study takes crossed or incomplete` });
+      }
       if (kind !== 'rating' && (d.exclusion as { minListenerCorrelation?: unknown } | undefined)?.minListenerCorrelation !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['exclusion', 'minListenerCorrelation'], message: 'correlates a listener\'s scores with the panel\'s: only rating studies (trial: { kind: rating }) take it' });
       }

@@ -53,13 +53,24 @@ function studySettings(rows: Rows, exportedAt: string): StudySettings {
   };
 }
 
+/** An adaptive design's stopping rule in words. */
+export function describeStop(stop: Extract<Rows['definition']['design'], { kind: 'adaptive' }>['stop']): string {
+  return [
+    stop.votes !== undefined && `${stop.votes} votes`,
+    stop.ciHalfWidth !== undefined && `a mean 95% CI half-width of ${stop.ciHalfWidth}`,
+    stop.separated && 'every adjacent rank separated',
+  ].filter(Boolean).join(' or ');
+}
+
 /** What the paper bundle's methods.md quotes of the study as it was run (analysis/study-settings.ts StudyMethods). */
 function studyMethods(definition: Rows['definition']): NonNullable<StudySettings['methods']> {
   const { design, trial, screening, loudness } = definition;
   return {
     design: design.kind === 'incomplete'
       ? `incomplete: each listener answers ${design.itemsPerListener} items, each item is answered by ${design.ratingsPerItem} listeners (a session unanswered for ${design.abandonAfterMinutes} minutes gives its items back)`
-      : 'crossed: every listener answers every item',
+      : design.kind === 'adaptive'
+        ? `adaptive: each listener answers ${design.itemsPerListener} items, each chosen when it was served from the votes so far (${trial.kind === 'rating' ? 'the system with the widest MOS CI' : 'the system pair whose Bradley–Terry comparison was least settled, at most ' + design.maxPairRepeats + ' times per listener'}); assignment stopped at ${describeStop(design.stop)}`
+        : 'crossed: every listener answers every item',
     instructions: definition.instructions,
     question: definition.question,
     ...(trial.kind === 'rating' && trial.scale.labels && {

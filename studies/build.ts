@@ -16,7 +16,7 @@ import { keyedRandom } from '../analysis/random';
 import { captionKey, SamplingError, type SamplerSummary } from './sampler';
 import { planItems } from './trials';
 import type { MaterialScore, StudyMaterial } from './material';
-import type { AttentionAttribute, StudyDefinition, UtteranceFilter } from '../contract/study-definition';
+import { bestBtHalfWidth, type AttentionAttribute, type StudyDefinition, type UtteranceFilter } from '../contract/study-definition';
 import type { StudyStatus } from '../contract/constants';
 import type { TrialKind } from '../contract/trials';
 import type { ItemKind } from '../contract/constants';
@@ -366,15 +366,33 @@ export function planStudy(db: Db, parsed: ParsedStudy, scope?: PlanScope): Study
   const scored = items.filter((i) => i.kind === i.trialKind).length;
   const checks = items.filter((i) => i.kind === 'attention').length;
   if (problems.length === 0) {
-    const perListener = def.design.kind === 'incomplete' ? Math.min(def.design.itemsPerListener, scored) : scored;
-    if (def.design.kind === 'incomplete' && def.design.itemsPerListener > scored) {
+    const perListener = def.design.kind === 'crossed' ? scored : Math.min(def.design.itemsPerListener, scored);
+    if (def.design.kind !== 'crossed' && def.design.itemsPerListener > scored) {
       problem(['design', 'itemsPerListener'], `each listener cannot get ${def.design.itemsPerListener} items: the study has ${scored}`);
+    } else if (def.design.kind === 'adaptive' && unreachableStop(def.design.stop, def.trial.kind, items)) {
+      problem(['design', 'stop'], unreachableStop(def.design.stop, def.trial.kind, items)!);
     } else if (checks > 0 && checks > perListener - 1) {
       problem(['attentionChecks'], `${checks} attention checks need at least ${checks + 1} items per listener to sit between; a listener gets ${perListener}`);
     }
   }
   if (problems.length > 0) throw new StudyDefinitionError(problems);
   return { items, sampler, judgeScores: manifest.scoresOf(items) };
+}
+
+/**
+ * Why an adaptive study's stopping rule can never be met, or null. With a vote budget V among K
+ * systems: a CI target below bestBtHalfWidth(K, V) (pairs, A/B), or fewer votes than systems (a
+ * rating study's system without a vote has no CI; pairs need K − 1 to connect every system).
+ */
+function unreachableStop(stop: Extract<StudyDefinition['design'], { kind: 'adaptive' }>['stop'], kind: TrialKind, items: readonly PlannedItem[]): string | null {
+  if (stop.votes === undefined) return null;
+  const systems = new Set(items.filter((i) => i.kind === i.trialKind).flatMap((i) => systemsOf(i.stimuli))).size;
+  const needed = kind === 'rating' ? systems : systems - 1;
+  if (stop.votes < needed) return `${stop.votes} votes cannot give each of the ${systems} systems a ${kind === 'rating' ? 'rating' : 'comparison'}; the budget needs at least ${needed}`;
+  if (kind !== 'rating' && stop.ciHalfWidth !== undefined && stop.ciHalfWidth < bestBtHalfWidth(systems, stop.votes)) {
+    return `a CI half-width of ${stop.ciHalfWidth} is out of reach in ${stop.votes} votes among ${systems} systems: the best possible is ${bestBtHalfWidth(systems, stop.votes).toFixed(3)} (every pair compared equally, p = 1/2); raise votes or the target`;
+  }
+  return null;
 }
 
 /**

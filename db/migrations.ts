@@ -631,4 +631,14 @@ export const migrations: Migration[] = [
       CREATE INDEX served_clips_clip ON served_clips(clip_id);
     `,
   },
+  {
+    version: 20,
+    name: 'adaptive design: when a trial\'s item was chosen',
+    sql: `
+      -- An adaptive study's scored position holds a provisional item until it is first served; then
+      -- the server chooses its item from the votes so far and stamps chosen_at (studies/README.md,
+      -- "Adaptive"). NULL: a provisional position, or a position of another design (chosen at start).
+      ALTER TABLE assignments ADD COLUMN chosen_at TEXT;
+    `,
+  },
 ];

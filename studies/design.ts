@@ -24,11 +24,21 @@ import { keyedRandom } from '../analysis/random';
 import { drawOrders } from './trials';
 import { StudyDefinition } from '../contract/study-definition';
 import { studyStore } from './store';
+import { stopMet } from './adaptive/assign';
 
 export class StudyFullError extends Error {
   constructor(studyId: string, ratingsPerItem: number) {
     super(`study ${studyId} is full: every item already has ${ratingsPerItem} ratings or active assignments`);
     this.name = 'StudyFullError';
+  }
+}
+
+/** An adaptive study's stopping rule is met (studies/adaptive/assign.ts stopMet): it assigns no more sessions. */
+export class StudyCompleteError extends StudyFullError {
+  constructor(studyId: string) {
+    super(studyId, 0);
+    this.message = `study ${studyId} is complete: its stopping rule is met`;
+    this.name = 'StudyCompleteError';
   }
 }
 
@@ -121,12 +131,20 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
       }
     }
 
+    if (definition.design.kind === 'adaptive') {
+      if (stopMet(db, studyId, definition.design, definition.trial.kind)) throw new StudyCompleteError(studyId);
+      // Provisional items: each scored position's item is chosen when it is first served (chooseServed).
+      const seen = itemsSeenByParticipant(db, studyId, listenerId, definition.linkParameters[0]);
+      main = random.shuffle(main.filter((id) => !seen.has(id))).slice(0, definition.design.itemsPerListener);
+    }
+
     const order = orderTrials({ practice, main, attention }, random);
     const at = now.toISOString();
     const byId = new Map(items.map((i) => [i.id, i]));
     const trials = order.map((itemId) => ({ itemId, slots: byId.get(itemId)!.slots, expected: byId.get(itemId)!.expected }));
     const orders = drawOrders(definition.trial.kind, trials, random, store.firstSlots);
     order.forEach((itemId, position) => store.insertAssignment(listenerId, position, itemId, orders[position], at));
+    if (definition.design.kind === 'adaptive') store.markUnscoredChosen(listenerId, at);
     return order.length;
   });
   return run.immediate();

@@ -74,6 +74,9 @@ function createStudyStore(db: Db) {
   const insertAssignment = db.prepare<[string, number, string, string | null, string]>(
     'INSERT INTO assignments (listener_id, position, item_id, slot_order, assigned_at) VALUES (?, ?, ?, ?, ?)',
   );
+  const markUnscoredChosen = db.prepare<[string, string]>(
+    'UPDATE assignments SET chosen_at = ? WHERE listener_id = ? AND item_id IN (SELECT id FROM items WHERE kind <> trial_kind)',
+  );
   const listenerStudy = db.prepare<[string], string>('SELECT study_id FROM listeners WHERE id = ?').pluck();
   const clientKey = db.prepare<[string], string | null>('SELECT client_key FROM listeners WHERE id = ?').pluck();
   const reserve = db.prepare<[string, string]>('UPDATE listeners SET reserved_at = ? WHERE id = ?');
@@ -183,6 +186,8 @@ function createStudyStore(db: Db) {
     firstSlots: (itemId: string): Record<string, number> =>
       Object.fromEntries(firstSlots.all(itemId).map((r) => [r.slot, r.n])),
     /** One trial of the listener: `order` the item's slots as this listener meets them (null: the kind draws no order). */
+    /** An adaptive session's practice and attention positions are fixed at start: chosen now. */
+    markUnscoredChosen: (listenerId: string, at: string): void => void markUnscoredChosen.run(at, listenerId),
     insertAssignment: (listenerId: string, position: number, itemId: string, order: readonly string[] | null, at: string): void =>
       void insertAssignment.run(listenerId, position, itemId, order && JSON.stringify(order), at),
     /** The listener's study; undefined: no such listener. */

@@ -9,7 +9,7 @@ import { answerFields } from '../../contract/trials';
 import { StudyId } from '../../contract/common';
 import { checkAnswers } from '../../contract/questionnaire';
 import { HttpError, conflict, notFound } from '../errors';
-import { StudyFullError } from '../../studies/design';
+import { StudyCompleteError, StudyFullError } from '../../studies/design';
 import { hashSessionToken } from '../store/sessions';
 import { clientNetwork } from '../network';
 
@@ -115,6 +115,7 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
       try {
         started = app.store.sessions.create(study, request.body.external, request.headers['user-agent'] ?? null, request.ip);
       } catch (error) {
+        if (error instanceof StudyCompleteError) throw conflict('study_complete', 'this study has all the answers it needs and takes no more listeners', 'study');
         if (error instanceof StudyFullError) throw conflict('study_full', 'this study has all the ratings it needs', 'study');
         throw error;
       }

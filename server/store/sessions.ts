@@ -8,6 +8,10 @@ import type { StudyRow } from './studies';
 import { conflict } from '../errors';
 import { clientNetwork } from '../network';
 import { assignTrials } from '../../studies/design';
+import { chooseServed } from '../../studies/adaptive/assign';
+
+/** How many trials after the current one an adaptive study serves (fewer than UPCOMING_TRIALS: choices read recent votes). */
+export const ADAPTIVE_UPCOMING_TRIALS = 1;
 import { installationSecret } from '../../audio-manifest/ids';
 import { trialKinds } from './trials';
 import { SERVED_STIMULI_SQL, servedStimuli } from './trials/served';
@@ -130,6 +134,13 @@ export function sessionRepository(db: Db) {
       AND NOT EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position)
     ORDER BY a.position
     LIMIT ?`);
+  const openPositions = db.prepare<[string, number], number>(`
+    SELECT a.position FROM assignments a
+    WHERE a.listener_id = ?
+      AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
+      AND NOT EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position)
+    ORDER BY a.position
+    LIMIT ?`).pluck();
   // Done: answered or skipped as unplayable (a reported problem); voted: answers alone.
   const progress = db.prepare<[string, string, string], { total: number; voted: number; skipped: number }>(`
     SELECT (SELECT count(*) FROM assignments WHERE listener_id = ?) AS total,
@@ -221,7 +232,13 @@ export function sessionRepository(db: Db) {
      */
     state(listener: ListenerRow, study: StudyRow): SessionState {
       const status = study.status === 'open' || study.status === 'closed' ? study.status : 'paused';
-      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + UPCOMING_TRIALS).map((row) => trialKinds[row.trial_kind].trial({ kind: row.kind, stimuli: servedStimuli(row.stimuli) }, row.position, row.slot_order === null ? null : (JSON.parse(row.slot_order) as string[]), study.definition.trial)) : [];
+      // An adaptive study serves one trial ahead, so each choice reads the latest votes; its
+      // provisional positions get their items now, before they are read (studies/adaptive/assign.ts).
+      const ahead = study.definition.design.kind === 'adaptive' ? ADAPTIVE_UPCOMING_TRIALS : UPCOMING_TRIALS;
+      if (status === 'open' && study.definition.design.kind === 'adaptive') {
+        chooseServed(db, study.id, listener.id, openPositions.all(listener.id, 1 + ahead));
+      }
+      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + ahead).map((row) => trialKinds[row.trial_kind].trial({ kind: row.kind, stimuli: servedStimuli(row.stimuli) }, row.position, row.slot_order === null ? null : (JSON.parse(row.slot_order) as string[]), study.definition.trial)) : [];
       const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
       const done = voted + skipped;
       const finished = total > 0 && done >= total;

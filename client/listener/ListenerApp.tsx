@@ -415,6 +415,11 @@ export function ListenerApp({ study }: { study: string }) {
       await session.start(externalIds(intro));
       await afterStart();
     } catch (error) {
+      // A study that needs no more listeners (ratings all given, or its stopping rule met) says so, in the study's language.
+      if (error instanceof HttpError && (error.body?.error === 'study_complete' || error.body?.error === 'study_full')) {
+        setPhase({ name: 'problem', title: m.completeTitle, text: m.completeText });
+        return;
+      }
       const text = error instanceof HttpError && error.body ? error.body.message : m.startFailedText;
       setPhase({ name: 'problem', title: m.startFailedTitle, text, retry: () => setPhase({ name: 'instructions' }) });
     } finally {

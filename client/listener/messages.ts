@@ -37,6 +37,8 @@ export const en = {
   unreachableText: 'Please check your connection.',
   startFailedTitle: 'Could not start',
   startFailedText: 'The study could not be started. Please check your connection.',
+  completeTitle: 'This study has all the answers it needs',
+  completeText: 'Thank you for your interest. It takes no new listeners; please return the study on the platform where you found it. No completion code is needed.',
 
   // Welcome and instructions
   welcome: 'Welcome',
@@ -178,6 +180,8 @@ export const de: Messages = {
   unreachableText: 'Bitte prüfen Sie Ihre Internetverbindung.',
   startFailedTitle: 'Start nicht möglich',
   startFailedText: 'Die Studie konnte nicht gestartet werden. Bitte prüfen Sie Ihre Internetverbindung.',
+  completeTitle: 'Diese Studie hat alle Antworten, die sie braucht',
+  completeText: 'Vielen Dank für Ihr Interesse. Sie nimmt keine neuen Teilnehmenden mehr auf; bitte geben Sie die Studie auf der Plattform zurück, auf der Sie sie gefunden haben. Ein Abschlusscode ist nicht nötig.',
 
   welcome: 'Willkommen',
   agree: 'Ich stimme zu — weiter',

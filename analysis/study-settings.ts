@@ -80,6 +80,8 @@ export const StudySettings = z.object({
   title: z.string().optional(),
   /** the study's `trial:` settings as its definition gives them (kind first), for a kind's analysis */
   trial: z.looseObject({ kind: z.string().min(1) }).optional(),
+  /** an adaptive study's design: its rule (bt-uncertainty, widest-ci) and settings (spec §5.7); the analysis does not read it */
+  design: z.looseObject({ kind: z.literal('adaptive'), rule: z.string().min(1) }).optional(),
   /** what the paper's methods quote (analysis/paper/methods.ts) */
   methods: StudyMethods.optional(),
   /** the analysis plan frozen when the study opened, with its recorded changes (analysis-plan.ts) */

@@ -16,6 +16,8 @@ import { isKindAnswerFile, trialKinds, type KindAnswerFile } from './store/trial
 // What a vote records beyond the spec's columns (votes.csv's four, ratings.csv's five), written after them.
 const EXTRA_VOTE_COLUMNS = [
   'position', 'play_count', 'seconds_listened', 'heard_to_end', 'hidden_ms', 'response_ms', 'client_ts', 'server_ts', 'vote_id',
+  // When the trial's item was given to the listener (an adaptive study: chosen when first served; spec §5.7).
+  'assigned_at',
 ] as const;
 // listeners.csv after the study's link parameters: the completion code the listener was shown, then (in a
 // study that asks for them) the listener's end-of-study comments.
@@ -48,6 +50,8 @@ function studySettings(rows: Rows, exportedAt: string): StudySettings {
     title: definition.title,
     // A kind with a file of its own reads its settings (study.trial); the core kinds' study.json stays as it was.
     ...(isKindAnswerFile(trialKinds[definition.trial.kind].answers) && { trial: definition.trial }),
+    // An adaptive study names the rule that chose its items and its settings (spec §5.7).
+    ...(definition.design.kind === 'adaptive' && { design: { ...definition.design, rule: definition.trial.kind === 'rating' ? 'widest-ci' : 'bt-uncertainty' } }),
     // A study opened before plans existed has neither, and its study.json stays as it was.
     ...(rows.plan && { methods: studyMethods(definition), plan: rows.plan }),
   };

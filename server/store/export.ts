@@ -31,6 +31,8 @@ export interface ExportVote {
   client_ts: string;
   server_ts: string;
   vote_id: string;
+  /** when the trial's item was given to the listener (ISO time; an adaptive study's: when it was chosen) */
+  assigned_at: string;
   /** the listener's comment on the trial (study.yaml trialComments), or null */
   comment: string | null;
 }
@@ -88,8 +90,9 @@ export function exportRepository(db: Db) {
     FROM items WHERE study_id = ? AND kind != 'practice' ORDER BY seq`);
   const votes = db.prepare<[string], Omit<ExportVote, 'answer'> & { answer: string }>(`
     SELECT v.item_id, v.listener_id, v.answer, v.position, v.play_count, v.seconds_listened,
-           v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id, v.comment
+           v.heard_to_end, v.hidden_ms, v.response_ms, v.client_ts, v.server_ts, v.id AS vote_id, a.assigned_at, v.comment
     FROM listeners l JOIN votes v ON v.listener_id = l.id JOIN items i ON i.id = v.item_id
+    JOIN assignments a ON a.listener_id = v.listener_id AND a.position = v.position
     WHERE l.study_id = ? AND i.kind != 'practice' ORDER BY v.rowid`);
   const parsedVotes = function* (studyId: string): Iterable<ExportVote> {
     for (const v of votes.iterate(studyId)) yield { ...v, answer: JSON.parse(v.answer) as AnswerDocument };

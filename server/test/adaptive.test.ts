@@ -7,6 +7,7 @@ import { call, voteFor } from '../testing/client';
  * design, no item comes twice, and once the vote budget is spent a late listener is told plainly.
  */
 let server: TestServer;
+let researcher: string;
 beforeAll(async () => {
   server = await startTestServer({
     studies: [
@@ -14,6 +15,7 @@ beforeAll(async () => {
       { study: 'incomplete', pairs: 12, attention: 1, practice: 1, design: { kind: 'incomplete', itemsPerListener: 4, ratingsPerItem: 5 } },
     ],
   });
+  researcher = (await server.app.store.accessTokens.create('researcher')).token;
 });
 afterAll(() => server.close());
 
@@ -57,6 +59,14 @@ describe('adaptive design over the listener API', () => {
       .all() as { n: number; distinct_items: number }[];
     expect(items.map((r) => r.n)).toEqual([6, 6]);
     expect(items.every((r) => r.distinct_items === r.n)).toBe(true);
+
+    // The export names the rule and its settings, and when each vote's item was given.
+    const files = (await call(`${server.url}/api/studio/studies/adaptive/export`, { token: researcher })).body as Record<string, string>;
+    expect(JSON.parse(files['study.json']).design).toEqual({ kind: 'adaptive', rule: 'bt-uncertainty', itemsPerListener: 4, maxPairRepeats: 2, stop: { votes: 8 }, abandonAfterMinutes: 30 });
+    const [header, ...rows] = files['votes.csv'].trim().split('\r\n').map((l) => l.split(','));
+    const at = header.indexOf('assigned_at');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row[at]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     // 8 scored votes: the budget is spent.
     const late = await call(`${server.url}/api/sessions`, { body: { study: 'adaptive', external: { PROLIFIC_PID: 'p3' } } });

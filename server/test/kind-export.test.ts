@@ -55,7 +55,7 @@ const item = (item_id: string, system: string, expected: string | null = null) =
 let seq = 0;
 const vote = (item_id: string, listener_id: string, answer: string): ExportVote => ({
   item_id, listener_id, answer: { answer }, position: seq, play_count: 1, seconds_listened: 2, heard_to_end: 1, hidden_ms: 0, response_ms: 900 + seq,
-  client_ts: '2026-12-03T07:00:00.000Z', server_ts: '2026-12-03T07:00:01.000Z', vote_id: `v${++seq}`, comment: null,
+  client_ts: '2026-12-03T07:00:00.000Z', server_ts: '2026-12-03T07:00:01.000Z', vote_id: `v${++seq}`, assigned_at: '2026-12-03T06:59:00.000Z', comment: null,
 });
 const listener = (listener_id: string) => ({
   listener_id, started_at: '2026-12-03T06:00:00.000Z', completed_at: '2026-12-03T06:30:00.000Z', screening: null, external: {}, completion_code: 'YN-DONE', comments: null, answers: {},
@@ -91,10 +91,10 @@ describe('the export of a registered kind', () => {
     const files = bundleFiles(rows) as Record<string, string>;
     expect(Object.keys(files).sort()).toEqual(['items.csv', 'judge_scores.csv', 'listeners.csv', 'stimuli.csv', 'study.json', 'votes.csv', 'yesno.csv']);
     const answers = files['yesno.csv'].split('\r\n');
-    expect(answers[0]).toBe('item_id,listener_id,answer,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id');
-    expect(answers[1]).toBe('i1,l1,no,0,1,2,1,0,900,2026-12-03T07:00:00.000Z,2026-12-03T07:00:01.000Z,v1');
+    expect(answers[0]).toBe('item_id,listener_id,answer,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id,assigned_at');
+    expect(answers[1]).toBe('i1,l1,no,0,1,2,1,0,900,2026-12-03T07:00:00.000Z,2026-12-03T07:00:01.000Z,v1,2026-12-03T06:59:00.000Z');
     expect(answers).toHaveLength(rows.votes.length + 2);
-    expect(files['votes.csv']).toBe('item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id\r\n');
+    expect(files['votes.csv']).toBe('item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id,assigned_at\r\n');
     expect(files['stimuli.csv'].split('\r\n').slice(0, 4)).toEqual(['item_id,slot,role,system', 'i1,x,asked,tts', 'i1,r,reference,human', 'i1,q,anchor,anchor35']);
     expect(files['items.csv'].split('\r\n')[4]).toBe('chk,u-chk,human,,1,yes,yesno');
     expect(JSON.parse(files['study.json']).trial).toEqual({ kind: 'yesno', question: 'natural?' });

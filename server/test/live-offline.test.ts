@@ -363,14 +363,14 @@ describe('a rating study: live report = npm run analyze on the export', () => {
   it('exports items.csv rating rows, ratings.csv (with the vote columns after the five), an empty votes.csv and the scale in study.json', async () => {
     const files = await exportTo('mos-files');
     const lines = (file: string) => files[file].split('\r\n').slice(0, -1);
-    expect(lines('votes.csv')).toEqual(['item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id']);
+    expect(lines('votes.csv')).toEqual(['item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id,assigned_at']);
     const items = lines('items.csv');
     expect(items[0]).toBe('item_id,utterance_id,system_a,system_b,attention,expected,kind');
     expect(items).toHaveLength(1 + 9 + 2); // practice is not data
     expect(items.filter((l) => l.endsWith(',,0,,rating'))).toHaveLength(9);
     expect(items.filter((l) => l.endsWith(',,1,1,rating'))).toHaveLength(2);
     const ratings = lines('ratings.csv');
-    expect(ratings[0]).toBe('item_id,listener_id,system,utterance_id,score,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id');
+    expect(ratings[0]).toBe('item_id,listener_id,system,utterance_id,score,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id,assigned_at');
     expect(ratings).toHaveLength(1 + 6 * 11);
     const stored = mos.app.db.prepare(`
       SELECT v.item_id, v.listener_id, i.system_a, i.utterance_id, v.score, v.position FROM votes v JOIN items i ON i.id = v.item_id

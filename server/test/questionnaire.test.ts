@@ -116,7 +116,7 @@ describe('answers and comments over the API', () => {
     expect(rows.find((r) => r.includes('p-none'))).toMatch(/,p-none,,,,,,,$/);
     const [votesHeader, ...votes] = csv(files['votes.csv']);
     // The existing columns in their order, then `comment`.
-    expect(votesHeader).toBe('item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id,comment');
+    expect(votesHeader).toBe('item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id,assigned_at,comment');
     expect(votes.filter((v) => v.endsWith(',"clip 1 crackled, ""badly"""'))).toHaveLength(1);
   });
 
@@ -127,7 +127,7 @@ describe('answers and comments over the API', () => {
     expect(refused.body).toMatchObject({ error: 'comments_not_asked', field: 'comment' });
     expect((await call(`${server.url}/api/session/votes`, { token, body: voteFor(0) })).status).toBe(200);
     const files = await exported('plain');
-    expect(csv(files['votes.csv'])[0]).toBe('item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id');
+    expect(csv(files['votes.csv'])[0]).toBe('item_id,listener_id,first,chosen,position,play_count,seconds_listened,heard_to_end,hidden_ms,response_ms,client_ts,server_ts,vote_id,assigned_at');
     expect(csv(files['listeners.csv'])[0]).toBe('listener_id,started_at,completed_at,screening,PROLIFIC_PID,STUDY_ID,completion_code');
     const long = await call(`${server.url}/api/session/votes`, { token, body: voteFor(1, 1, { comment: 'x'.repeat(1001) }) });
     expect(long.status).toBe(400);

@@ -6,7 +6,8 @@ import { newItemId, setStudyStatus, StudyLockedError } from './build';
 import { describeError, loadStudyDir, validateStudyDir } from './load';
 import { StudyDefinitionError } from './parse';
 import { readStudyDefinition } from './settings';
-import { insertListener, seedManifest, tempDb, voteAll, type TempDb } from './test-support';
+import { baseDefinition, insertListener, seedManifest, tempDb, voteAll, type TempDb } from './test-support';
+import { StudyDefinition } from '../contract/study-definition';
 
 const SYSTEMS = ['oracle', 'alpha', 'beta', 'gamma', 'delta'];
 const GENDERS = ['female', 'male'];
@@ -212,6 +213,23 @@ design:
     t.close();
     dir = setup(sampled.replace('systems: [oracle, alpha, beta, gamma, delta]', 'systems: [oracle, alpha, zeta]'));
     await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/study\.yaml:11:28 items\.systems\[2\]: system zeta is not in the manifest/);
+  });
+
+  it('refuses an adaptive stop that can never be met, and adaptive for a kind without a rule', async () => {
+    // 5 systems, 100 votes: the best mean half-width is 1.96·sqrt(2·4²/(5·100)) ≈ 0.496.
+    let dir = setup(sampled.replace('kind: crossed', 'kind: adaptive\n  itemsPerListener: 10\n  stop: { votes: 100, ciHalfWidth: 0.3 }'));
+    await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/study\.yaml:\d+:\d+ design\.stop: a CI half-width of 0\.3 is out of reach in 100 votes among 5 systems: the best possible is 0\.496/);
+    t.close();
+    dir = setup(sampled.replace('kind: crossed', 'kind: adaptive\n  itemsPerListener: 10\n  stop: { votes: 3 }'));
+    await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/design\.stop: 3 votes cannot give each of the 5 systems a comparison; the budget needs at least 4/);
+    t.close();
+    dir = setup(sampled.replace('kind: crossed', 'kind: adaptive\n  itemsPerListener: 10\n  stop: { votes: 100, ciHalfWidth: 0.6 }'));
+    await expect(validateStudyDir(t.db, dir)).resolves.toBeDefined();
+    t.close();
+    dir = setup(sampled.replace('kind: crossed', 'kind: adaptive\n  itemsPerListener: 10\n  stop: {}'));
+    await expect(validateStudyDir(t.db, dir)).rejects.toThrow(/design\.stop: give at least one of votes, ciHalfWidth, separated/);
+    const ccr = StudyDefinition.safeParse({ ...baseDefinition, trial: { kind: 'ccr' }, items: {}, design: { kind: 'adaptive', itemsPerListener: 3, stop: { votes: 10 } } });
+    expect(ccr.error?.issues.find((i) => i.path.join('.') === 'design.kind')?.message).toBe('adaptive chooses items for pair, ab, rating studies; a ccr study takes crossed or incomplete');
   });
 
   it('draws only on its declared sources: a judge file alone brings no captions, whatever the manifest holds', async () => {

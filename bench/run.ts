@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --only ingest,turnaround,audio,analysis,import,live,commands] [--quick]
+ * npm run bench [-- --only ingest,turnaround,audio,analysis,import,live,commands,assign] [--quick]
  *
  * Runs each group of figures (≥ 3 measured runs each; --quick: 1), prints the table (median,
  * same-run baseline, ratio, budget, PASS/MISS with the reason for a miss) and writes
@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchAnalysis } from './figures/analysis';
+import { benchAssign } from './figures/assign';
 import { benchAudio } from './figures/audio';
 import { benchCommands } from './figures/commands';
 import { benchImport } from './figures/import';
@@ -27,6 +28,7 @@ const groups: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   import: benchImport,
   live: benchLive,
   commands: benchCommands,
+  assign: benchAssign,
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });

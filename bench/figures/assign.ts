@@ -1,0 +1,111 @@
+/**
+ * Adaptive assignment latency: 100 listeners in parallel against the real server on loopback,
+ * each starting a session (POST /api/sessions) and then, trial by trial, asking for its state
+ * (GET /api/session, where an adaptive study chooses the next item from the votes so far) and
+ * voting. The study has 20 systems (every pair, 2 items each: 380 pair items). Baseline in the
+ * same run: the same load on a twin study with the incomplete design, whose items are all drawn
+ * at session start.
+ */
+import { join } from 'node:path';
+import { databaseFile, openDatabase } from '../../db/open';
+import { StudyDefinition, type StudyDefinitionInput } from '../../contract/study-definition';
+import { pairStimuli } from '../../trials/pair/plan';
+import { baseDefinition, seedManifest } from '../../studies/test-support';
+import { call, voteFor } from '../../server/testing/client';
+import { startBenchServer } from '../lib/child';
+import { tempDir } from '../lib/corpus';
+import { judge, quantile, type Figure } from '../lib/figure';
+import type { BenchOptions } from './options';
+
+const SYSTEMS = Array.from({ length: 20 }, (_, i) => `sys${String(i).padStart(2, '0')}`);
+const LISTENERS = 100;
+const TRIALS = 10;
+
+function seed(dataDir: string): void {
+  const db = openDatabase(databaseFile({ dataDir }));
+  try {
+    const pairs = SYSTEMS.flatMap((a, i) => SYSTEMS.slice(i + 1).map((b) => [a, b] as const));
+    const utterances = seedManifest(db, { utterances: pairs.length * 2, systems: SYSTEMS });
+    const clip = db.prepare<[string], string>('SELECT clip_id FROM utterances WHERE id = ?').pluck();
+    const designs: Record<string, StudyDefinitionInput['design']> = {
+      adaptive: { kind: 'adaptive', itemsPerListener: TRIALS, stop: { votes: 1_000_000 } },
+      incomplete: { kind: 'incomplete', itemsPerListener: TRIALS, ratingsPerItem: 1_000 },
+    };
+    const now = new Date().toISOString();
+    const insertItem = db.prepare('INSERT INTO items (id, study_id, seq, kind, trial_kind, utterance_id, stimuli, expected) VALUES (?, ?, ?, \'pair\', \'pair\', ?, ?, NULL)');
+    db.transaction(() => {
+      for (const [study, design] of Object.entries(designs)) {
+        const definition = StudyDefinition.parse({
+          ...baseDefinition,
+          items: { mode: 'explicit', list: [{ utterance: utterances[0], systemA: SYSTEMS[0], systemB: SYSTEMS[1] }] },
+          design,
+          targetListeners: LISTENERS,
+          linkParameters: [],
+        } satisfies StudyDefinitionInput);
+        db.prepare("INSERT INTO studies (id, title, status, definition, created_at, updated_at) VALUES (?, ?, 'open', ?, ?, ?)").run(study, study, JSON.stringify(definition), now, now);
+        utterances.forEach((u, seq) => {
+          const [a, b] = pairs[seq % pairs.length];
+          insertItem.run(`${study}-${seq}`, study, seq, u, JSON.stringify(pairStimuli(clip.get(u)!, a, b, `${a} caption`, `${b} caption`)));
+        });
+      }
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+/** Every listener's session start and state requests, timed (ms). */
+async function run(url: string, study: string): Promise<{ start: number[]; state: number[] }> {
+  const start: number[] = [];
+  const state: number[] = [];
+  await Promise.all(
+    Array.from({ length: LISTENERS }, async () => {
+      let t0 = performance.now();
+      const started = await call(`${url}/api/sessions`, { body: { study } });
+      start.push(performance.now() - t0);
+      if (started.status !== 201) throw new Error(`assign bench: ${study} session start ${started.status} ${started.text}`);
+      const token = started.body.token as string;
+      for (let trial = started.body.state.trial; trial; ) {
+        const ack = await call(`${url}/api/session/votes`, { body: voteFor(trial.position, Math.random() < 0.5 ? 1 : 2), token });
+        if (ack.status !== 200) throw new Error(`assign bench: vote ${ack.status} ${ack.text}`);
+        t0 = performance.now();
+        trial = (await call(`${url}/api/session`, { token })).body.trial;
+        state.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { start, state };
+}
+
+export async function benchAssign(options: BenchOptions): Promise<Figure[]> {
+  const dir = tempDir('assign');
+  const dataDir = join(dir, 'data');
+  seed(dataDir);
+  const server = await startBenchServer({ data: dataDir });
+  try {
+    const adaptive: { start: number[]; state: number[] }[] = [];
+    const incomplete: { start: number[]; state: number[] }[] = [];
+    for (let r = 0; r < options.runs; r++) {
+      incomplete.push(await run(server.real, 'incomplete'));
+      adaptive.push(await run(server.real, 'adaptive'));
+    }
+    const p95 = (runs: { start: number[]; state: number[] }[]) => runs.map((x) => quantile([...x.start, ...x.state], 0.95));
+    return [
+      judge({
+        id: 'assign.p95',
+        subject: { label: `adaptive: session start and state (choosing), p95, ${SYSTEMS.length} systems, ${LISTENERS} listeners in parallel`, unit: 'ms', runs: p95(adaptive) },
+        baseline: { label: 'incomplete design, same load', unit: 'ms', runs: p95(incomplete) },
+        budget: { on: 'value', op: '<=', limit: 20 },
+        details: {
+          startP95: adaptive.map((x) => quantile(x.start, 0.95)),
+          stateP95: adaptive.map((x) => quantile(x.state, 0.95)),
+          baselineStartP95: incomplete.map((x) => quantile(x.start, 0.95)),
+          baselineStateP95: incomplete.map((x) => quantile(x.state, 0.95)),
+          requestsPerRun: LISTENERS * (1 + TRIALS),
+        },
+      }),
+    ];
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/server';
-import { call, voteFor } from '../testing/client';
+import { call, ratingFor, voteFor } from '../testing/client';
 
 /**
  * The adaptive design through the listener API: a trial looks exactly as under the incomplete
@@ -13,6 +13,8 @@ beforeAll(async () => {
     studies: [
       { study: 'adaptive', pairs: 12, attention: 1, practice: 1, design: { kind: 'adaptive', itemsPerListener: 4, stop: { votes: 8 } } },
       { study: 'incomplete', pairs: 12, attention: 1, practice: 1, design: { kind: 'incomplete', itemsPerListener: 4, ratingsPerItem: 5 } },
+      { study: 'mos', pairs: 12, attention: 1, practice: 1, rating: {}, design: { kind: 'adaptive', itemsPerListener: 3, stop: { votes: 100 } } },
+      { study: 'mos-incomplete', pairs: 12, attention: 1, practice: 1, rating: {}, design: { kind: 'incomplete', itemsPerListener: 3, ratingsPerItem: 5 } },
     ],
   });
   researcher = (await server.app.store.accessTokens.create('researcher')).token;
@@ -26,13 +28,13 @@ function shape(value: unknown, path = ''): string[] {
   return [];
 }
 
-async function answerAll(token: string): Promise<{ states: any[]; positions: number[] }> {
+async function answerAll(token: string, rating = false): Promise<{ states: any[]; positions: number[] }> {
   const states: any[] = [];
   const positions: number[] = [];
   for (let state = (await call(`${server.url}/api/session`, { token })).body; state.trial; state = (await call(`${server.url}/api/session`, { token })).body) {
     states.push(state);
     positions.push(state.trial.position);
-    expect((await call(`${server.url}/api/session/votes`, { body: voteFor(state.trial.position), token })).status).toBe(200);
+    expect((await call(`${server.url}/api/session/votes`, { body: rating ? ratingFor(state.trial.position, 3) : voteFor(state.trial.position), token })).status).toBe(200);
   }
   return { states, positions };
 }
@@ -74,5 +76,24 @@ describe('adaptive design over the listener API', () => {
     expect(late.body).toMatchObject({ error: 'study_complete' });
     // The participant who already has a session still resumes it.
     expect((await call(`${server.url}/api/sessions`, { body: { study: 'adaptive', external: { PROLIFIC_PID: 'p1', STUDY_ID: 'st' } } })).status).toBe(200);
+  });
+
+  it('a rating study: the widest-CI rule spreads the first listeners over the systems, trials shaped as under incomplete', async () => {
+    const reference = await call(`${server.url}/api/sessions`, { body: { study: 'mos-incomplete' } });
+    const systems: string[] = [];
+    const system = server.app.db.prepare<[string, number], string>("SELECT i.system_a FROM assignments a JOIN items i ON i.id = a.item_id JOIN listeners l ON l.id = a.listener_id WHERE l.id = ? AND a.position = ?").pluck();
+    for (let n = 0; n < 3; n++) {
+      const started = await call(`${server.url}/api/sessions`, { body: { study: 'mos' } });
+      expect(started.status).toBe(201);
+      expect(shape(started.body.state.trial)).toEqual(shape(reference.body.state.trial));
+      const listener = server.app.store.sessions.byToken(started.body.token)!;
+      const { states } = await answerAll(started.body.token, true);
+      for (const s of states) if (!s.trial.practice) systems.push(system.get(listener.id, s.trial.position)!);
+    }
+    // 3 listeners × 3 scored ratings (+ 1 attention check each): every one of the 3 systems is rated before any has many.
+    const counts = ['sysalpha-7b', 'sysbeta-audio', 'sysgamma-large'].map((s) => systems.filter((x) => x === s).length);
+    expect(Math.min(...counts)).toBeGreaterThanOrEqual(3);
+    const files = (await call(`${server.url}/api/studio/studies/mos/export`, { token: researcher })).body as Record<string, string>;
+    expect(JSON.parse(files['study.json']).design).toMatchObject({ kind: 'adaptive', rule: 'widest-ci' });
   });
 });

@@ -45,6 +45,13 @@ export interface PairChoiceInput {
   random: () => number;
   /** The ridge prior λ of the working fit (default 0.1). */
   lambda?: number;
+  /**
+   * pending[i·K + j]: comparisons of systems[i] and systems[j] already handed out and not yet
+   * answered. Their outcome is unknown but their information w = p(1 − p) is not, so they count
+   * as information: listeners choosing at the same moment spread over pairs instead of all
+   * getting the one best pair.
+   */
+  pending?: ArrayLike<number>;
 }
 
 /** One key per unordered system pair. */
@@ -52,13 +59,13 @@ export const pairKey = (a: string, b: string): string => (a < b ? `${a}\u0000${b
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
-/** θ̂ and the K×K covariance of the ridge Bradley–Terry fit under Σθ = 0. */
-export function btPosterior(wins: ArrayLike<number>, k: number, lambda: number): { theta: Float64Array; cov: Float64Array } {
+/** θ̂ (from the wins) and the K×K covariance under Σθ = 0 of the ridge Bradley–Terry fit, pending comparisons counted as information. */
+export function btPosterior(wins: ArrayLike<number>, k: number, lambda: number, pending?: ArrayLike<number>): { theta: Float64Array; cov: Float64Array } {
   const { theta } = fitBradleyTerry(wins, k, { lambda });
   const info = new Float64Array(k * k);
   for (let i = 0; i < k; i++) {
     for (let j = i + 1; j < k; j++) {
-      const n = wins[i * k + j] + wins[j * k + i];
+      const n = wins[i * k + j] + wins[j * k + i] + (pending ? pending[i * k + j] + pending[j * k + i] : 0);
       if (n === 0) continue;
       const p = sigmoid(theta[i] - theta[j]);
       const w = n * p * (1 - p);
@@ -96,7 +103,7 @@ export function choosePairItem(input: PairChoiceInput): string | null {
   const index = new Map(input.systems.map((s, i) => [s, i]));
   const allowed = input.candidates.filter((c) => (input.listenerPairs.get(pairKey(c.systems[0], c.systems[1])) ?? 0) < input.maxPairRepeats);
   if (allowed.length === 0) return null;
-  const { theta, cov } = btPosterior(input.wins, k, input.lambda ?? 0.1);
+  const { theta, cov } = btPosterior(input.wins, k, input.lambda ?? 0.1, input.pending);
   const gains = new Map<string, number>();
   let best: PairCandidate | null = null;
   let bestScore = -Infinity;

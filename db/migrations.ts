@@ -632,7 +632,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    version: 20,
+    version: 19,
     name: 'adaptive design: when a trial\'s item was chosen',
     sql: `
       -- An adaptive study's scored position holds a provisional item until it is first served; then

@@ -4,15 +4,19 @@
  * known truth — under the adaptive design against the balanced incomplete design, both through
  * the real server on loopback (study folder → loadStudyDir → buildApp → HTTP sessions and votes).
  *
- * Simulated listeners are deliberately not the model the adaptive rule assumes: each has a
- * sensitivity of their own (a factor drawn from [0.7, 1.3] on the strength difference), a bias
- * towards the caption shown first (+0.4 on the logit), and 10 % answer at random throughout
- * (attention checks included, which is how the analysis excludes most of them). The checks are
- * the analysis's own: listeners whose attention score is below the study's minimum (0.75) are
- * left out, as analysis/exclusion.ts does, and the strengths come from fitBradleyTerry (MLE, as
- * the report fits them). After every CHECK_EVERY acknowledged votes the retained votes are
- * fitted; the first count meeting both targets is the run's figure. Coverage: at that point, the
- * share of systems whose ci95 holds its true (sum-zero) strength.
+ * Simulated listeners are deliberately not the model the adaptive rule assumes. They are
+ * Thurstonian (Case V, probit) rather than Bradley–Terry (logistic): a careful listener prefers
+ * the caption of system i to j's with probability Φ(c·(μ_i − μ_j) ± b), where c is the listener's
+ * own sensitivity (uniform in [0.8, 1.2]) and b = 0.25 favours the caption shown first; 10 %
+ * answer at random throughout (attention checks included, which is how the analysis excludes
+ * most of them). The checks are the analysis's own: listeners whose attention score is below the
+ * study's minimum (0.75) are left out, as analysis/exclusion.ts does, and the strengths come from
+ * fitBradleyTerry (MLE, as the report fits them). After every CHECK_EVERY acknowledged votes the
+ * retained votes are fitted; the first count meeting both targets is the run's figure.
+ * τ is against the true order of μ. Coverage needs a true value on the BT scale, which a probit
+ * population does not have: it is judged against the BT strengths this run's own comparisons
+ * estimate without sampling error (bradleyTerryTarget), so it measures whether the intervals are
+ * honest about their sampling error under each design.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -39,10 +43,10 @@ const CHECK_EVERY = 25;
 const TARGET_HALF_WIDTH = 0.3;
 const TARGET_TAU = 0.9;
 const CARELESS = 0.1;
-const FIRST_SHOWN_BIAS = 0.4;
-/** Each listener's sensitivity: a factor on the strength difference, uniform in this range. */
-const SCALE_LOW = 0.7;
-const SCALE_HIGH = 1.3;
+const FIRST_SHOWN_BIAS = 0.25;
+/** Each listener's sensitivity: a factor on the difference of means, uniform in this range. */
+const SCALE_LOW = 0.8;
+const SCALE_HIGH = 1.2;
 const MIN_ATTENTION = 0.75;
 const MAX_VOTES = 12_000;
 const Z95 = 1.959963984540054;
@@ -113,41 +117,53 @@ function writeStudy(dir: string, design: DesignUnderTest, seed: number): { study
   return { studyDir, checks };
 }
 
-/** The true strengths: evenly spread over `spread` logits with a little jitter, sum zero. */
+/** The true means μ (probit units): evenly spread over `spread` with a little jitter, sum zero. */
 export function trueStrengths(seed: number, spread: number): number[] {
   const random = seededRandom(seed * 7919 + 17);
-  const theta = Array.from({ length: SYSTEMS }, (_, s) => spread * (s / (SYSTEMS - 1) - 0.5) + 0.4 * (random() - 0.5));
+  const theta = Array.from({ length: SYSTEMS }, (_, s) => spread * (s / (SYSTEMS - 1) - 0.5) + 0.25 * (random() - 0.5));
   const mean = theta.reduce((x, y) => x + y, 0) / SYSTEMS;
   return theta.map((t) => t - mean);
 }
 
-const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+/** Φ, the standard normal distribution function (Abramowitz & Stegun 7.1.26 for erf, |error| < 1.5e-7): enough for a simulated respondent. */
+function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * z);
+  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-z * z);
+  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
 
 /**
- * What the analysis estimates with unlimited votes: the respondents are not Bradley–Terry
- * (sensitivities vary, the first caption is favoured, a few careless listeners pass the checks),
- * so the fitted strengths are flatter than `truth`. This fits BT to the exact expected preference
- * of the retained population over every pair: careless listeners pass 4 random checks at ≥ 75 %
- * with probability 5/16, and a sensitivity's effect is averaged over its uniform range (midpoint
- * rule, 200 points) and over both presentation orders. Coverage is judged against these.
+ * The retained population's exact probability that system i beats j: careful listeners averaged
+ * over their sensitivity (midpoint rule, 200 points) and both presentation orders, mixed with the
+ * careless listeners who pass the checks (4 random two-way checks at ≥ 75 %: probability 5/16).
  */
-export function populationStrengths(truth: readonly number[]): number[] {
+function preference(truth: readonly number[], i: number, j: number): number {
   const passing = (CARELESS * 5) / 16;
   const careless = passing / (passing + (1 - CARELESS));
-  const wins = new Float64Array(SYSTEMS * SYSTEMS);
+  let careful = 0;
+  for (let k = 0; k < 200; k++) {
+    const d = (SCALE_LOW + ((SCALE_HIGH - SCALE_LOW) * (k + 0.5)) / 200) * (truth[i] - truth[j]);
+    careful += (normalCdf(d + FIRST_SHOWN_BIAS) + normalCdf(d - FIRST_SHOWN_BIAS)) / 2 / 200;
+  }
+  return (1 - careless) * careful + careless / 2;
+}
+
+/**
+ * The BT strengths a run's comparisons estimate without sampling error: the fit to its own
+ * comparison counts n_ij with the exact expected outcome (preference) in place of the observed one.
+ */
+export function bradleyTerryTarget(truth: readonly number[], counts: Float64Array): number[] {
+  const expected = new Float64Array(SYSTEMS * SYSTEMS);
   for (let i = 0; i < SYSTEMS; i++) {
-    for (let j = 0; j < SYSTEMS; j++) {
-      if (i === j) continue;
-      let careful = 0;
-      for (let k = 0; k < 200; k++) {
-        const scale = SCALE_LOW + ((SCALE_HIGH - SCALE_LOW) * (k + 0.5)) / 200;
-        const d = scale * (truth[i] - truth[j]);
-        careful += (sigmoid(d + FIRST_SHOWN_BIAS) + sigmoid(d - FIRST_SHOWN_BIAS)) / 2 / 200;
-      }
-      wins[i * SYSTEMS + j] = 1e6 * ((1 - careless) * careful + careless / 2);
+    for (let j = i + 1; j < SYSTEMS; j++) {
+      const n = counts[i * SYSTEMS + j] + counts[j * SYSTEMS + i];
+      const p = preference(truth, i, j);
+      expected[i * SYSTEMS + j] = n * p;
+      expected[j * SYSTEMS + i] = n * (1 - p);
     }
   }
-  return Array.from(fitBradleyTerry(wins, SYSTEMS).theta);
+  return Array.from(fitBradleyTerry(expected, SYSTEMS).theta);
 }
 
 interface Tally {
@@ -157,7 +173,7 @@ interface Tally {
 }
 
 /** The analysis's view of the votes so far: retained listeners' comparisons → BT MLE with ci95. */
-function settled(tally: Tally, truth: number[], population: number[]): { halfWidth: number; tau: number; coverage: number } | null {
+function settled(tally: Tally, truth: number[]): { halfWidth: number; tau: number; coverage: number } | null {
   const wins = new Float64Array(SYSTEMS * SYSTEMS);
   for (const l of tally.listeners.values()) {
     if (l.answered > 0 && l.right / l.answered < MIN_ATTENTION) continue;
@@ -172,7 +188,8 @@ function settled(tally: Tally, truth: number[], population: number[]): { halfWid
   const se = Array.from(fit.se!);
   const theta = Array.from(fit.theta);
   const halfWidth = (Z95 * se.reduce((x, y) => x + y, 0)) / SYSTEMS;
-  const covered = theta.filter((t, s) => Math.abs(t - population[s]) <= Z95 * se[s]).length;
+  const target = bradleyTerryTarget(truth, wins);
+  const covered = theta.filter((t, s) => Math.abs(t - target[s]) <= Z95 * se[s]).length;
   return { halfWidth, tau: kendallTauB(theta, truth) ?? 0, coverage: covered / SYSTEMS };
 }
 
@@ -207,7 +224,6 @@ export async function measureVotesNeeded(design: DesignUnderTest, seed: number, 
   const address = app.server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const truth = trueStrengths(seed, spread);
-  const population = populationStrengths(truth);
   const systemOfCaption = new Map<string, number>();
   for (let s = 0; s < SYSTEMS; s++) for (let u = 0; u < UTTERANCES; u++) systemOfCaption.set(captionOf(s, u), s);
   const random = seededRandom(seed);
@@ -247,7 +263,7 @@ export async function measureVotesNeeded(design: DesignUnderTest, seed: number, 
       else if (check !== undefined) choice = check === 'right' ? 1 : 2;
       else {
         const [s1, s2] = [systemOfCaption.get(first)!, systemOfCaption.get(second)!];
-        choice = random() < sigmoid(scale * (truth[s1] - truth[s2]) + FIRST_SHOWN_BIAS) ? 1 : 2;
+        choice = random() < normalCdf(scale * (truth[s1] - truth[s2]) + FIRST_SHOWN_BIAS) ? 1 : 2;
       }
       const vote = { voteId: randomUUID(), position: trial.position, choice, playCount: 1, secondsListened: 0.3, heardToEnd: true, hiddenMs: 0, responseMs: 1500, clientTs: new Date().toISOString() };
       const ack = await json('/api/session/votes', token, vote);
@@ -263,7 +279,7 @@ export async function measureVotesNeeded(design: DesignUnderTest, seed: number, 
         scored++;
       }
       if (tally.votes % CHECK_EVERY === 0) {
-        const now = settled(tally, truth, population);
+        const now = settled(tally, truth);
         if (now && now.halfWidth <= TARGET_HALF_WIDTH && now.tau >= TARGET_TAU) {
           done = true;
           result = { design, seed, votes: tally.votes, scoredVotes: scored, listeners: started, coverage: now.coverage, halfWidth: now.halfWidth, tau: now.tau };
@@ -287,8 +303,8 @@ export async function measureVotesNeeded(design: DesignUnderTest, seed: number, 
   }
 }
 
-/** The spread of the true strengths the measurement uses (logits from the weakest system to the strongest). */
-export const MEASURED_SPREAD = 12;
+/** The spread of the true means the measurement uses (probit units from the weakest system to the strongest). */
+export const MEASURED_SPREAD = 7;
 /** Seeds per design: the issue asks for medians over at least 10. */
 const SEEDS = 10;
 

@@ -8,14 +8,14 @@
  *
  * The votes so far are read incrementally (rowid above the last seen) into a per-study tally kept
  * in memory for each database connection, so a choice costs one small read however large the
- * study. Votes of live listeners' chosen, unanswered trials count as half a win each way: they are
- * comparisons on their way, and without them parallel listeners would all be sent to the same pair.
+ * study. Live listeners' chosen, unanswered trials count as information (bt-uncertainty.ts `pending`):
+ * they are comparisons on their way, and without them parallel listeners would all be sent to the same pair.
  */
 import type { Db } from '../../db/open';
 import { keyedRandom } from '../../analysis/random';
 import { StudyDefinition } from '../../contract/study-definition';
 import { drawOrders } from '../trials';
-import { studyStore } from '../store';
+import { studyStore, type StudyItem } from '../store';
 import { btPosterior, choosePairItem, pairKey, type PairCandidate } from './bt-uncertainty';
 import { chooseRatingItem, mosHalfWidth, type ScoreTally } from './widest-ci';
 
@@ -34,6 +34,10 @@ interface Tally {
   votes: number;
   /** The scored items: their systems (a rating's one system twice). */
   items: Map<string, readonly [string, string]>;
+  /** the study's updated_at when the tally was begun */
+  version: string | undefined;
+  /** the study's items as assignment reads them (slots, expected answer), by id */
+  studyItems: Map<string, StudyItem>;
 }
 
 const tallies = new WeakMap<Db, Map<string, Tally>>();
@@ -49,7 +53,10 @@ interface VoteRow {
 function tally(db: Db, studyId: string): Tally {
   let perDb = tallies.get(db);
   if (!perDb) tallies.set(db, (perDb = new Map()));
+  // A rebuild (before the first vote) replaces the items and touches updated_at: a new tally.
+  const version = db.prepare<[string], string>('SELECT updated_at FROM studies WHERE id = ?').pluck().get(studyId);
   let t = perDb.get(studyId);
+  if (t && t.version !== version) t = undefined;
   if (!t) {
     const items = new Map(
       db
@@ -58,7 +65,7 @@ function tally(db: Db, studyId: string): Tally {
         .map((r) => [r.id, [r.a, r.b ?? r.a] as const]),
     );
     const systems = [...new Set([...items.values()].flat())].sort();
-    t = { lastRowid: 0, systems, index: new Map(systems.map((s, i) => [s, i])), wins: new Float64Array(systems.length ** 2), scores: new Map(), itemVotes: new Map(), votes: 0, items };
+    t = { lastRowid: 0, systems, index: new Map(systems.map((s, i) => [s, i])), wins: new Float64Array(systems.length ** 2), scores: new Map(), itemVotes: new Map(), votes: 0, items, version, studyItems: new Map(studyStore(db).items(studyId).map((i) => [i.id, i])) };
     perDb.set(studyId, t);
   }
   const rows = db
@@ -173,15 +180,12 @@ export function chooseServed(db: Db, studyId: string, listenerId: string, positi
         .all(cutoff, studyId)
         .map((r) => [r.item_id, r.n]),
     );
-    const wins = Float64Array.from(t.wins);
+    const pendingPairs = new Float64Array(k * k);
     const pendingBySystem = new Map<string, number>();
     for (const [itemId, n] of pending) {
       const [a, b] = t.items.get(itemId)!;
       pendingBySystem.set(a, (pendingBySystem.get(a) ?? 0) + n);
-      const i = t.index.get(a)!;
-      const j = t.index.get(b)!;
-      wins[i * k + j] += n / 2;
-      wins[j * k + i] += n / 2;
+      pendingPairs[t.index.get(a)! * k + t.index.get(b)!] += n;
     }
     // A provisional position is unanswered and was never served, so nothing refers to its row.
     const release = db.prepare<[string, number], { assigned_at: string; slot_order: string | null }>('DELETE FROM assignments WHERE listener_id = ? AND position = ? RETURNING assigned_at, slot_order');
@@ -190,7 +194,6 @@ export function chooseServed(db: Db, studyId: string, listenerId: string, positi
       'UPDATE assignments SET item_id = ?, slot_order = ?, assigned_at = ?, chosen_at = ? WHERE listener_id = ? AND position = ?',
     );
     const at = now.toISOString();
-    const slotsOf = new Map(store.items(studyId).map((i) => [i.id, i]));
     for (const { position } of first) {
       const rows = mine.all(listenerId);
       const here = rows.find((r) => r.position === position)!;
@@ -208,11 +211,11 @@ export function chooseServed(db: Db, studyId: string, listenerId: string, positi
       const itemId =
         (definition.trial.kind === 'rating'
           ? chooseRatingItem({ scores: t.scores, pending: pendingBySystem, candidates: candidates.map((c) => ({ itemId: c.itemId, system: c.systems[0], load: c.load })), random: random.next })
-          : choosePairItem({ systems: t.systems, wins, candidates, listenerPairs, maxPairRepeats: design.maxPairRepeats, random: random.next })) ?? here.item_id;
+          : choosePairItem({ systems: t.systems, wins: t.wins, pending: pendingPairs, candidates, listenerPairs, maxPairRepeats: design.maxPairRepeats, random: random.next })) ?? here.item_id;
       // No item twice: a later provisional position holding the chosen item takes this one's instead.
       const later = rows.find((r) => r.item_id === itemId && r.position !== position);
       const released = later && release.get(listenerId, later.position)!;
-      const item = slotsOf.get(itemId)!;
+      const item = t.studyItems.get(itemId)!;
       const [order] = drawOrders(definition.trial.kind, [{ itemId, slots: item.slots, expected: item.expected }], random, store.firstSlots);
       choose.run(itemId, order && JSON.stringify(order), at, at, listenerId, position);
       if (later) restore.run(listenerId, later.position, here.item_id, released!.slot_order, released!.assigned_at);
@@ -220,8 +223,7 @@ export function chooseServed(db: Db, studyId: string, listenerId: string, positi
       pending.set(itemId, (pending.get(itemId) ?? 0) + 1);
       const [a, b] = t.items.get(itemId)!;
       pendingBySystem.set(a, (pendingBySystem.get(a) ?? 0) + 1);
-      wins[t.index.get(a)! * k + t.index.get(b)!] += 0.5;
-      wins[t.index.get(b)! * k + t.index.get(a)!] += 0.5;
+      pendingPairs[t.index.get(a)! * k + t.index.get(b)!] += 1;
     }
   });
   run.immediate();

@@ -111,12 +111,28 @@ describe('assignTrials — balanced incomplete', () => {
 
     const later = new Date('2026-01-01T10:33:00Z');
     insertListener(t.db, 'inc', 'later', later);
-    expect(assignTrials(t.db, 'inc', 'later', undefined, later)).toBe(6);
-    // The four abandoned items come first; the two already rated follow only to make up k.
+    // Only the four abandoned items: the two already rated are at their target and never pad out k.
+    expect(assignTrials(t.db, 'inc', 'later', undefined, later)).toBe(4);
     const rows = assigned(t.db, 'later');
-    expect(rows).toHaveLength(6);
+    expect(rows.some((r) => answered.has(r.itemId))).toBe(false);
     const loads = itemLoads(t.db, 'inc', 30, later);
-    for (const l of loads) expect(l.votes + l.pending).toBe(answered.has(l.itemId) ? 2 : 1);
+    for (const l of loads) expect(l.votes + l.pending).toBe(1);
+  });
+
+  it('hands the tail listener fewer than k items rather than any item at its target', () => {
+    t = tempDb();
+    incompleteStudy(t.db, 10, 4, 1);
+    for (let i = 0; i < 2; i++) {
+      const id = insertListener(t.db, 'inc', `L${i}`);
+      expect(assignTrials(t.db, 'inc', id)).toBe(4);
+      voteAll(t.db, id);
+    }
+    insertListener(t.db, 'inc', 'tail');
+    expect(assignTrials(t.db, 'inc', 'tail')).toBe(2);
+    voteAll(t.db, 'tail');
+    for (const l of itemLoads(t.db, 'inc', 30)) expect(l.votes).toBe(1);
+    insertListener(t.db, 'inc', 'over');
+    expect(() => assignTrials(t.db, 'inc', 'over')).toThrow(StudyFullError);
   });
 
   it('never gives a returning participant (same PROLIFIC_PID) an item twice', () => {

@@ -15,8 +15,10 @@
  *
  * Sessions that never answer cannot lock a study: their holds only steer which items others
  * draw first, and never make a study full. A study is full only when every item's votes plus
- * the holds of answering listeners reach r. At the tail of a study this may admit a listener
- * or two more than strictly needed (an item over-rated), never turn a real one away.
+ * the holds of answering listeners reach r. No item is over-rated: a listener is only given items
+ * short of r, a vote for an item that already has r is refused (item_complete: two sessions held
+ * its last place, or a timed-out listener came back after others filled it), and the refused
+ * listener's unanswered trials of complete items are given back when they next ask where they stand.
  */
 import type { Db } from '../db/open';
 import { orderTrials } from './attention';
@@ -46,6 +48,15 @@ export class StudyCompleteError extends StudyFullError {
 export const UNANSWERED_HOLD_MINUTES = 5;
 /** How many not-yet-answering sessions of one client network hold trials at a time; later ones hold from their first answer. */
 export const HOLDS_PER_ADDRESS = 3;
+
+/**
+ * How many votes each scored item is to get, or null: the incomplete design's ratingsPerItem.
+ * An item at its target takes no more votes (server/store/votes.ts refuses them as
+ * item_complete) and its unanswered trials are given back (server/store/sessions.ts).
+ */
+export function voteTarget(design: { kind?: string; ratingsPerItem?: number }): number | null {
+  return design.kind === 'incomplete' && design.ratingsPerItem !== undefined ? design.ratingsPerItem : null;
+}
 
 export interface ItemLoad {
   itemId: string;
@@ -121,9 +132,10 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
       const firm = (l: ItemLoad) => l.votes + l.pending - l.reserved;
       const loads = random
         .shuffle(itemLoads(db, studyId, abandonAfterMinutes, now, listenerId))
-        .filter((l) => !seen.has(l.itemId))
+        .filter((l) => !seen.has(l.itemId) && firm(l) < ratingsPerItem)
         .sort((x, y) => firm(x) - firm(y) || x.reserved - y.reserved);
-      if (loads.length === 0 || firm(loads[0]) >= ratingsPerItem) throw new StudyFullError(studyId, ratingsPerItem);
+      // Only items still short of their target: at the tail a listener gets fewer than itemsPerListener.
+      if (loads.length === 0) throw new StudyFullError(studyId, ratingsPerItem);
       main = loads.slice(0, itemsPerListener).map((l) => l.itemId);
       const holdMinutes = Math.min(abandonAfterMinutes, UNANSWERED_HOLD_MINUTES);
       if (holdsBeforeAnswering(db, studyId, listenerId, holdMinutes, now)) {

@@ -20,7 +20,7 @@ export interface VoteStore {
   reject(vote: QueuedVote, reason: string): void;
 }
 
-export type Outcome = 'acked' | 'recorded' | 'rejected' | 'retry';
+export type Outcome = 'acked' | 'recorded' | 'given_back' | 'rejected' | 'retry';
 
 /**
  * What a failed send means. 409 already_answered: the server holds an answer for this trial (an
@@ -31,6 +31,9 @@ export type Outcome = 'acked' | 'recorded' | 'rejected' | 'retry';
 export function classifyFailure(error: unknown): Exclude<Outcome, 'acked'> {
   if (error instanceof HttpError) {
     if (error.status === 409 && error.body?.error === 'already_answered') return 'recorded';
+    // The clip got all the answers it needs meanwhile: the server gives the trial back and the
+    // session moves on; the listener did nothing wrong, so this is no refusal to show.
+    if (error.status === 409 && error.body?.error === 'item_complete') return 'given_back';
     if (error.status === 409 && error.body?.error === 'screening_required') return 'retry';
     if (error.status === 408 || error.status === 429 || error.status >= 500) return 'retry';
     return 'rejected';
@@ -174,7 +177,7 @@ export class VoteQueue {
       return 'acked';
     } catch (error) {
       const outcome = classifyFailure(error);
-      if (outcome === 'recorded') {
+      if (outcome === 'recorded' || outcome === 'given_back') {
         this.remove(vote);
         this.o.onSettled?.(vote, null);
       } else if (outcome === 'rejected') {

@@ -7,7 +7,7 @@ import type { TrialKind } from '../../contract/trials';
 import type { StudyRow } from './studies';
 import { conflict } from '../errors';
 import { clientNetwork } from '../network';
-import { assignTrials } from '../../studies/design';
+import { assignTrials, voteTarget } from '../../studies/design';
 import { chooseServed } from '../../studies/adaptive/assign';
 
 /** How many trials after the current one an adaptive study serves (fewer than UPCOMING_TRIALS: choices read recent votes). */
@@ -146,6 +146,28 @@ export function sessionRepository(db: Db) {
     SELECT (SELECT count(*) FROM assignments WHERE listener_id = ?) AS total,
            (SELECT count(*) FROM votes WHERE listener_id = ?) AS voted,
            (SELECT count(*) FROM trial_problems WHERE listener_id = ?) AS skipped`);
+  // Exact targets: the listener's unanswered scored trials whose item already has the study's
+  // target of votes (others filled it while this listener was away, or two sessions held its last
+  // place). They are given back: removed from the session, which moves on (studies/design.ts).
+  const completeOpen = db.prepare<[string, number], number>(`
+    SELECT a.position FROM assignments a JOIN items i ON i.id = a.item_id
+     WHERE a.listener_id = ? AND i.kind = i.trial_kind
+       AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
+       AND NOT EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position)
+       AND (SELECT count(*) FROM votes w WHERE w.item_id = a.item_id) >= ?`).pluck();
+  const removeAssignment = db.prepare<[string, number]>('DELETE FROM assignments WHERE listener_id = ? AND position = ?');
+  const openLeft = db.prepare<[string], number>(`
+    SELECT count(*) FROM assignments a WHERE a.listener_id = ?
+       AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
+       AND NOT EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position)`).pluck();
+  const completeListener = db.prepare<[string, string | null, string]>('UPDATE listeners SET completed_at = ?, completion_code = ? WHERE id = ? AND completed_at IS NULL');
+  // IMMEDIATE: the votes deciding what is complete are written by another connection (the vote writer).
+  const giveBack = db.transaction((listenerId: string, target: number, code: string | null) => {
+    const positions = completeOpen.all(listenerId, target);
+    for (const position of positions) removeAssignment.run(listenerId, position);
+    // The given-back trials were the last open ones: the session is finished.
+    if (positions.length > 0 && openLeft.get(listenerId) === 0) completeListener.run(new Date().toISOString(), code, listenerId);
+  });
   const screening = screeningRepository(db);
   const saveComments = db.prepare('UPDATE listeners SET comments = ? WHERE id = ?');
   const answeredParts = db.prepare<[string], { before: string | null; after: string | null }>(
@@ -232,6 +254,10 @@ export function sessionRepository(db: Db) {
      */
     state(listener: ListenerRow, study: StudyRow): SessionState {
       const status = study.status === 'open' || study.status === 'closed' ? study.status : 'paused';
+      const target = voteTarget(study.definition.design);
+      if (target !== null && status === 'open' && completeOpen.all(listener.id, target).length > 0) {
+        giveBack.immediate(listener.id, target, study.definition.completion.code);
+      }
       // An adaptive study serves one trial ahead, so each choice reads the latest votes; its
       // provisional positions get their items now, before they are read (studies/adaptive/assign.ts).
       const ahead = study.definition.design.kind === 'adaptive' ? ADAPTIVE_UPCOMING_TRIALS : UPCOMING_TRIALS;

@@ -22,7 +22,7 @@ const ServedDefinition = z.object({
   trial: TrialSettings.default({ kind: 'pair' }),
   screening: z.object({ kind: Screening, required: z.boolean() }).default({ kind: 'none', required: false }),
   linkParameters: z.array(z.string()).default([]),
-  design: z.object({ kind: z.string().optional(), itemsPerListener: z.number().int().positive().optional() }).default({}),
+  design: z.object({ kind: z.string().optional(), itemsPerListener: z.number().int().positive().optional(), ratingsPerItem: z.number().int().positive().optional() }).default({}),
   breakEvery: z.number().int().positive().optional(),
   comments: z.boolean().default(false),
   /** what the approvals file may turn into REJECT; a definition stored before the setting gets the default */

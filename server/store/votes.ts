@@ -7,6 +7,7 @@ import type { SessionListener } from './sessions';
 import type { StudyRow } from './studies';
 import { practiceFeedback, trialKinds, type AnswerDocument } from './trials';
 import { UsedVoteIds } from './used-vote-ids';
+import { voteTarget } from '../../studies/design';
 
 export interface VoteInput {
   listener: SessionListener;
@@ -71,6 +72,7 @@ export function voteRepository(db: Db) {
     INSERT INTO votes (id, listener_id, item_id, position, answer, listening, play_count, seconds_listened,
                        heard_to_end, hidden_ms, response_ms, client_ts, server_ts, comment)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const itemVotes = db.prepare<[string], number>('SELECT count(*) FROM votes WHERE item_id = ?').pluck();
   const complete = db.prepare(`
     UPDATE listeners SET completed_at = ?, completion_code = ?
     WHERE id = ? AND completed_at IS NULL`);
@@ -107,6 +109,11 @@ export function voteRepository(db: Db) {
       if (trial.skipped) throw conflict('trial_skipped', 'this trial was skipped after its clip would not play', 'position');
       if (usedIds.used(listener.id, vote.voteId)) throw conflict('vote_id_reused', 'this vote id was already used for another trial', 'voteId');
       if (vote.comment && !study.definition.trialComments) throw conflict('comments_not_asked', 'this study has no comment box on its trials', 'comment');
+      // Exact targets: one indexed count, only for a scored item of a design with a target.
+      const target = trial.kind === trial.trial_kind ? voteTarget(study.definition.design) : null;
+      if (target !== null && itemVotes.get(trial.item_id)! >= target) {
+        throw conflict('item_complete', 'this clip already has all the answers it needs; your next trial follows', 'position');
+      }
       const order = trial.slot_order === null ? null : (JSON.parse(trial.slot_order) as string[]);
       const answer = trialKinds[trial.trial_kind].answer(vote, order, study.definition.trial);
       const serverTs = new Date().toISOString();

@@ -85,6 +85,10 @@ export const Dashboard = z.object({
     practice: z.number().int(),
     /** per item (practice included), in study order */
     perItem: z.array(z.object({ seq: z.number().int(), kind: z.enum(ITEM_KINDS), votes: z.number().int() })),
+    /** Scored items against the design's votes-per-item target (incomplete design); null: no target. */
+    progress: z
+      .object({ target: z.number().int(), complete: z.number().int(), started: z.number().int(), waiting: z.number().int() })
+      .nullable(),
   }),
   attention: z.object({
     answered: z.number().int(),

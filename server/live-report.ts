@@ -15,6 +15,7 @@ import type { Db } from '../db/open';
 import type { Dashboard } from '../contract/reports';
 import { exportRepository, type ExportRows } from './store/export';
 import { liveRepository } from './store/live';
+import { voteTarget } from '../studies/design';
 
 export interface LiveReport {
   report: Report;
@@ -61,6 +62,21 @@ export function liveReport(db: Db, studyId: string): LiveReport {
 }
 
 /**
+ * Scored items against the design's per-item target (exact targets, studies/design.ts): how many
+ * have it, how many have some votes, how many none; null when the design sets no target.
+ */
+function targetProgress(perItem: readonly { kind: string; votes: number }[], target: number | null): Dashboard['votes']['progress'] {
+  if (target === null) return null;
+  const scored = perItem.filter((i) => i.kind !== 'attention' && i.kind !== 'practice');
+  return {
+    target,
+    complete: scored.filter((i) => i.votes >= target).length,
+    started: scored.filter((i) => i.votes > 0 && i.votes < target).length,
+    waiting: scored.filter((i) => i.votes === 0).length,
+  };
+}
+
+/**
  * The dashboard's figures: counts straight from the database, statistics and exclusions from the
  * live report. `platformIds` (listener → platform id) only for a viewer whose role may see them.
  */
@@ -95,6 +111,7 @@ export function dashboard(db: Db, studyId: string, status: Dashboard['status'], 
       total: perItem.reduce((n, i) => n + (i.kind === 'practice' ? 0 : i.votes), 0),
       practice: perItem.reduce((n, i) => n + (i.kind === 'practice' ? i.votes : 0), 0),
       perItem,
+      progress: targetProgress(perItem, voteTarget(definition.design)),
     },
     attention: {
       answered: attention.reduce((n, a) => n + a.answered, 0),

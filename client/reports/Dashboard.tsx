@@ -249,6 +249,12 @@ export function Dashboard({ study }: { study: string }) {
         </div>
         <div>
           <h3>Votes per item</h3>
+          {data.votes.progress && (
+            <p data-testid="item-progress">
+              Target {data.votes.progress.target} votes per item: {data.votes.progress.complete} complete, {data.votes.progress.started} under way,{' '}
+              {data.votes.progress.waiting} without votes yet.
+            </p>
+          )}
           <SavableFigure file={`${study}-votes-per-item`} what="votes per item">
             <BarChart
               name="votes-per-item"

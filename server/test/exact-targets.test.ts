@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from '../testing/server';
 import { call, voteFor } from '../testing/client';
 import { seededRandom } from '../../analysis/random';
 import { hashSessionToken } from '../store/sessions';
+import { dashboard } from '../live-report';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -89,6 +90,8 @@ describe('exact vote targets', () => {
     // The only refusal a listener may meet is a clip that others completed meanwhile.
     expect(refusals.filter((r) => r !== 'item_complete')).toEqual([]);
     expect(completed).toBeGreaterThanOrEqual(24);
+    // The dashboard's progress against target says the same.
+    expect(dashboard(s.app.db, 'exact', 'open').votes.progress).toEqual({ target: ratingsPerItem, complete: 24, started: 0, waiting: 0 });
     // Once every item is at its target the study takes no one new.
     const after = await call(`${s.url}/api/sessions`, { body: { study: 'exact', external: { PROLIFIC_PID: 'after', STUDY_ID: 'exact' } } });
     expect(after.status).toBe(409);

@@ -295,11 +295,11 @@ export class ListenerSession {
     // would restart the trial the listener is in the middle of.
     const served = [state.trial, ...state.upcoming].filter((t): t is Trial => t !== null);
     for (const t of served) if (!this.trials.has(t.position)) this.trials.set(t.position, t);
-    // A known trial inside the server's window that the server no longer lists was given back
-    // (its clip got all its answers elsewhere): it is not shown.
+    // A trial ahead of the listener, inside the server's window, that the server no longer lists was
+    // given back (its clip got all its answers elsewhere): it is not shown.
     if (served.length > 0) {
       const [low, high] = [served[0].position, served[served.length - 1].position];
-      for (const p of this.trials.keys()) if (p >= low && p <= high && !served.some((t) => t.position === p)) this.trials.delete(p);
+      for (const p of this.trials.keys()) if (p > this.position && p >= low && p <= high && !served.some((t) => t.position === p)) this.trials.delete(p);
     }
     this.total = state.progress.total;
     this.screeningState = state.screening;

@@ -95,7 +95,7 @@ export function fitPairModel(bundle: Bundle, minAttention: number): PairModel {
   }
   if (used < 2 * K) throw new PilotTooSmallError(`the pilot has ${used} retained votes for ${K} systems; the planner needs at least ${2 * K}`);
   const n = listeners.length;
-  const mean = (xs: ArrayLike<number>) => Array.prototype.reduce.call(xs, (s: number, x: number) => s + x, 0) as number / xs.length;
+  const mean = (xs: ArrayLike<number>) => Array.from(xs).reduce((s, x) => s + x, 0) / xs.length;
   const checksPerListener = Math.round(mean(answered));
   const failChance = checksPerListener > 0 ? carelessFailChance(checksPerListener, minAttention) : 0;
   const dropped = retained.filter((r) => !r).length / n;

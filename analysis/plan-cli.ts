@@ -36,9 +36,11 @@ async function main(): Promise<number> {
     const plan = planStudy(bundle, target, { seed: f.seed, replicates: f.replicates, maxListeners: f['max-listeners'], design: { itemsPerListener } });
     if (f.json) console.log(JSON.stringify(plan, null, 2));
     else {
-      console.log(`${plan.listeners} listeners, ${plan.votes} votes (${plan.model.itemsPerListener} per listener, plus ${plan.model.checksPerListener} attention checks each)`);
+      console.log(`${plan.listeners} listeners, ${plan.votes} votes (${plan.itemsPerListener} per listener, plus ${plan.model.checksPerListener} attention checks each)`);
       console.log(`predicted mean ${target.statistic} half-width ${plan.predictedWidth.toFixed(4)} ± ${plan.widthSpread.toFixed(4)} (target ${target.width})`);
-      console.log(`pilot model: ${plan.model.systems.length} systems, position bias ${plan.model.positionBias.toFixed(3)}, careless share ${plan.model.careless.toFixed(3)}`);
+      const m = plan.model;
+      const shape = 'positionBias' in m ? `position bias ${m.positionBias.toFixed(3)}` : `listener bias SD ${m.listenerBias.toFixed(3)}, residual SD ${m.residual.toFixed(3)}`;
+      console.log(`pilot model: ${m.systems.length} systems, ${shape}, careless share ${m.careless.toFixed(3)}`);
     }
     return 0;
   } catch (e) {

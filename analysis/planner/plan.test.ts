@@ -9,14 +9,15 @@ import { simulatePairWidth, type PairModel } from './pair-model';
 const pilotStudy = simulate({ systems: 8, items: 200, listeners: 20, careless: 2, attention: 10, ratingsPerItem: 2, positionBias: 0.3, seed: 7 });
 const pilot = buildBundle({ ...pilotStudy, extraVoteColumns: ['response_ms'] });
 const plan = planStudy(pilot, parseTarget('bt-ci=0.3'), { seed: 3 });
-const systems = plan.model.systems;
-const truth: PairModel = { ...plan.model, theta: systems.map((s) => pilotStudy.truth.theta[s]), careless: 0.1, positionBias: 0.3 };
+const model = plan.model as PairModel;
+const systems = model.systems;
+const truth: PairModel = { ...model, theta: systems.map((s) => pilotStudy.truth.theta[s]), careless: 0.1, positionBias: 0.3 };
 
 describe('planner, bt-ci', () => {
   it('predicts a width that studies of the predicted size from the truth achieve within ±10 %', () => {
     const achieved = Array.from({ length: 40 }, (_, r) => simulatePairWidth(truth, plan.listeners, seededRandom(9000 + r)).width);
     const mean = achieved.reduce((a, b) => a + b, 0) / achieved.length;
-    console.log(`planner bt-ci: N=${plan.listeners}, predicted ${plan.predictedWidth.toFixed(4)} ± ${plan.widthSpread.toFixed(4)}, achieved ${mean.toFixed(4)}; fitted careless ${plan.model.careless.toFixed(3)}, bias ${plan.model.positionBias.toFixed(3)}`);
+    console.log(`planner bt-ci: N=${plan.listeners}, predicted ${plan.predictedWidth.toFixed(4)} ± ${plan.widthSpread.toFixed(4)}, achieved ${mean.toFixed(4)}; fitted careless ${plan.model.careless.toFixed(3)}, bias ${model.positionBias.toFixed(3)}`);
     expect(plan.predictedWidth).toBeLessThanOrEqual(0.3);
     expect(Math.abs(mean - plan.predictedWidth) / plan.predictedWidth).toBeLessThanOrEqual(0.1);
   });

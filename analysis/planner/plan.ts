@@ -2,6 +2,8 @@ import type { Bundle } from '../bundle';
 import { isVoteItem } from '../bundle';
 import { seededRandom } from '../random';
 import { fitPairModel, simulatePairWidth, type PairModel } from './pair-model';
+import { fitRatingModel, simulateRatingWidth, type RatingModel } from './rating-model';
+import type { Random } from '../random';
 
 /**
  * The study planner (issue 25.3, docs/planner.md): the smallest number of listeners N whose
@@ -42,32 +44,49 @@ export interface Plan {
   target: Target;
   listeners: number;
   votes: number;
+  /** items (pairs or ratings) per listener in the planned study, attention checks not counted */
+  itemsPerListener: number;
   predictedWidth: number;
   /** the standard deviation of the width across the R simulated studies of the predicted size */
   widthSpread: number;
-  model: PairModel;
+  model: PairModel | RatingModel;
 }
 
 export class TargetUnreachableError extends PlanError {}
 
-function widths(model: PairModel, n: number, seed: number, replicates: number): number[] {
-  return Array.from({ length: replicates }, (_, r) => simulatePairWidth(model, n, seededRandom(seed * 1_000_003 + n * 101 + r)).width);
+function widths(study: (n: number, random: Random) => number, n: number, seed: number, replicates: number): number[] {
+  return Array.from({ length: replicates }, (_, r) => study(n, seededRandom(seed * 1_000_003 + n * 101 + r)));
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 export function planStudy(bundle: Bundle, target: Target, options: PlanOptions = {}): Plan {
   const hasVotes = bundle.items.some((item) => !item.attention && isVoteItem(item));
+  const hasRatings = (bundle.ratings?.length ?? 0) > 0;
+  const minAttention = options.minAttention ?? bundle.study?.minAttention ?? 0.75;
+  const perListener = options.design?.itemsPerListener;
+  let model: PairModel | RatingModel;
+  let study: (n: number, random: Random) => number;
+  let items: number;
   if (target.statistic === 'mos-ci') {
-    throw new PlanError(hasVotes ? 'mos-ci is a rating-study target; this pilot is a pair / A/B study: use bt-ci' : 'mos-ci planning (rating studies) is not implemented yet');
+    if (!hasRatings) throw new PlanError(hasVotes ? 'mos-ci is a rating-study target; this pilot is a pair / A/B study: use bt-ci' : 'mos-ci needs a rating pilot (ratings.csv)');
+    const fitted = fitRatingModel(bundle, minAttention);
+    const m = perListener ? { ...fitted, ratingsPerListener: perListener } : fitted;
+    model = m;
+    items = m.ratingsPerListener;
+    study = (n, random) => simulateRatingWidth(m, n, random).width;
+  } else {
+    if (!hasVotes) throw new PlanError('bt-ci is a pair / A/B study target; this pilot has no pair or A/B items' + (hasRatings ? ': use mos-ci' : ''));
+    const fitted = fitPairModel(bundle, minAttention);
+    const m = perListener ? { ...fitted, itemsPerListener: perListener } : fitted;
+    model = m;
+    items = m.itemsPerListener;
+    study = (n, random) => simulatePairWidth(m, n, random).width;
   }
-  if (!hasVotes) throw new PlanError('bt-ci is a pair / A/B study target; this pilot has no pair or A/B items');
-  const fitted = fitPairModel(bundle, options.minAttention ?? bundle.study?.minAttention ?? 0.75);
-  const model = options.design?.itemsPerListener ? { ...fitted, itemsPerListener: options.design.itemsPerListener } : fitted;
   const seed = options.seed ?? 1;
   const R = options.replicates ?? 20;
   const max = options.maxListeners ?? 10_000;
-  const meets = (n: number) => mean(widths(model, n, seed, R)) <= target.width;
+  const meets = (n: number) => mean(widths(study, n, seed, R)) <= target.width;
   let hi = 2;
   while (!meets(hi)) {
     if (hi >= max) throw new TargetUnreachableError(`target ${target.statistic}=${target.width} is not reached by ${max} listeners; the widest part is the pilot's spread of strengths or its careless share`);
@@ -80,10 +99,10 @@ export function planStudy(bundle: Bundle, target: Target, options: PlanOptions =
     if (meets(mid)) hi = mid;
     else lo = mid;
   }
-  const w = widths(model, hi, seed, R);
+  const w = widths(study, hi, seed, R);
   const m = mean(w);
   return {
-    target, listeners: hi, votes: hi * model.itemsPerListener, predictedWidth: m,
+    target, listeners: hi, votes: hi * items, itemsPerListener: items, predictedWidth: m,
     widthSpread: Math.sqrt(w.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, w.length - 1)), model,
   };
 }

@@ -28,6 +28,7 @@ export const COMMANDS = {
   export: 'server/cli/export.ts',
   admin: 'server/cli/admin.ts',
   backup: 'server/cli/backup.ts',
+  plan: 'analysis/plan-cli.ts',
 };
 
 /** Worker threads: the development entry (registers tsx) → the module the compiled worker runs. */

@@ -17,7 +17,8 @@ const USAGE = `usage: earmark <command> [arguments]   (earmark <command> --help:
   study      list | validate | build | open | pause | close | export a study
   export     write a study's bundle
   admin      researcher and analyst tokens
-  backup     an online copy of the database`;
+  backup     an online copy of the database
+  plan       listeners and votes a study needs, from a pilot bundle`;
 
 const [command, ...args] = process.argv.slice(2);
 if (command === undefined || command === '--help' || command === '-h' || command === 'help') {

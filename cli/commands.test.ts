@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const earmark = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'earmark.mjs'), ...args], { cwd: root, encoding: 'utf8' });
-const COMMANDS = ['start', 'analyze', 'simulate', 'manifest', 'study', 'export', 'admin', 'backup'];
+const COMMANDS = ['start', 'analyze', 'simulate', 'manifest', 'study', 'export', 'admin', 'backup', 'plan'];
 
 let dir: string;
 beforeAll(() => {

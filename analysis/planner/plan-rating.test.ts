@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { buildBundle } from '../bundle';
+import { simulateRatings } from '../simulate';
+import { seededRandom } from '../random';
+import { parseTarget, planStudy } from './plan';
+import { simulateRatingWidth, type RatingModel } from './rating-model';
+
+// The truth: 8 systems, listener bias SD 0.4, rating noise 0.7, 10 % careless, 10 checks on ACR 1–5.
+const pilotStudy = simulateRatings({ systems: 8, items: 400, listeners: 20, careless: 2, attention: 10, ratingsPerItem: 1, listenerBias: 0.4, ratingNoise: 0.7, seed: 5 });
+const pilot = buildBundle(pilotStudy);
+const plan = planStudy(pilot, parseTarget('mos-ci=0.1'), { seed: 3 });
+const model = plan.model as RatingModel;
+const truth: RatingModel = {
+  ...model, mos: model.systems.map((s) => pilotStudy.truth.mos[s]), listenerBias: 0.4,
+  residual: Math.hypot(0.7, 0.3), careless: 0.1,
+};
+
+describe('planner, mos-ci', () => {
+  it('predicts a width that studies of the predicted size from the truth achieve within ±10 %', () => {
+    const achieved = Array.from({ length: 40 }, (_, r) => simulateRatingWidth(truth, plan.listeners, seededRandom(7000 + r)).width);
+    const mean = achieved.reduce((a, b) => a + b, 0) / achieved.length;
+    console.log(`planner mos-ci: N=${plan.listeners}, predicted ${plan.predictedWidth.toFixed(4)} ± ${plan.widthSpread.toFixed(4)}, achieved ${mean.toFixed(4)}; fitted bias SD ${model.listenerBias.toFixed(3)}, residual ${model.residual.toFixed(3)}, careless ${model.careless.toFixed(3)}`);
+    expect(plan.predictedWidth).toBeLessThanOrEqual(0.1);
+    expect(Math.abs(mean - plan.predictedWidth) / plan.predictedWidth).toBeLessThanOrEqual(0.1);
+  });
+
+  // Known failure, kept strict (seen: 2087/2400 = 87.0 %): the report's MOS t-interval (meanOpinionScore)
+  // treats every rating as independent, but ratings share their listener's bias, and clamping at the
+  // scale's ends pulls the means of the best and worst systems off the latent MOS. `it.fails` turns
+  // into a failure once coverage reaches 93–97 % (then make this a plain `it`).
+  it.fails('gives MOS t-intervals covering the true MOS in 93–97 % of system-study cases', () => {
+    let covered = 0;
+    let cases = 0;
+    for (let r = 0; r < 300; r++) {
+      const { mos, half } = simulateRatingWidth(truth, plan.listeners, seededRandom(30000 + r));
+      if (!mos || !half) continue;
+      for (let s = 0; s < mos.length; s++) {
+        cases++;
+        if (Math.abs(mos[s] - truth.mos[s]) <= half[s]) covered++;
+      }
+    }
+    console.log(`planner mos-ci coverage: ${covered}/${cases} = ${(covered / cases).toFixed(4)}`);
+    expect(covered / cases).toBeGreaterThanOrEqual(0.93);
+    expect(covered / cases).toBeLessThanOrEqual(0.97);
+  });
+});

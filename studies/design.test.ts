@@ -135,6 +135,16 @@ describe('assignTrials — balanced incomplete', () => {
     expect(() => assignTrials(t.db, 'inc', 'over')).toThrow(StudyFullError);
   });
 
+  it('gives a tail listener with one scored item no attention check (a check never comes first or last)', () => {
+    t = tempDb();
+    incompleteStudy(t.db, 3, 2, 1, 2);
+    const first = insertListener(t.db, 'inc', 'first');
+    expect(assignTrials(t.db, 'inc', first)).toBe(2 + 1);
+    voteAll(t.db, first);
+    insertListener(t.db, 'inc', 'tail');
+    expect(assignTrials(t.db, 'inc', 'tail')).toBe(1);
+  });
+
   it('never gives a returning participant (same PROLIFIC_PID) an item twice', () => {
     t = tempDb();
     incompleteStudy(t.db, 10, 5, 3);

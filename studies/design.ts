@@ -119,7 +119,7 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
 
     const items = store.items(studyId);
     const practice = items.filter((i) => i.kind === 'practice').map((i) => i.id);
-    const attention = items.filter((i) => i.kind === 'attention').map((i) => i.id);
+    let attention = items.filter((i) => i.kind === 'attention').map((i) => i.id);
     let main = items.filter((i) => i.kind === i.trialKind).map((i) => i.id);
 
     if (definition.design.kind === 'incomplete') {
@@ -137,6 +137,9 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
       // Only items still short of their target: at the tail a listener gets fewer than itemsPerListener.
       if (loads.length === 0) throw new StudyFullError(studyId, ratingsPerItem);
       main = loads.slice(0, itemsPerListener).map((l) => l.itemId);
+      // A tail listener with few scored items gets only the attention checks that fit between them
+      // (orderTrials never puts a check first or last).
+      if (attention.length >= main.length) attention = random.shuffle(attention).slice(0, Math.max(0, main.length - 1));
       const holdMinutes = Math.min(abandonAfterMinutes, UNANSWERED_HOLD_MINUTES);
       if (holdsBeforeAnswering(db, studyId, listenerId, holdMinutes, now)) {
         store.reserve(listenerId, now.toISOString());

@@ -47,6 +47,7 @@ describe('classifyFailure', () => {
     expect(classifyFailure(new HttpError(400, { error: 'bad_request', message: 'x', field: 'choice' }))).toBe('rejected');
     expect(classifyFailure(new HttpError(401, null))).toBe('rejected');
     expect(classifyFailure(new HttpError(409, { error: 'screening_required', message: 'x' }))).toBe('retry');
+    expect(classifyFailure(new HttpError(409, { error: 'item_complete', message: 'x' }))).toBe('given_back');
     expect(classifyFailure(new HttpError(429, null))).toBe('retry');
     expect(classifyFailure(new HttpError(408, null))).toBe('retry');
     expect(classifyFailure(new HttpError(503, null))).toBe('retry');

@@ -1,23 +1,10 @@
-import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from './cli.test-support';
 
-const run = promisify(execFile);
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 let dir: string;
-
-async function cli(script: string, args: string[]) {
-  try {
-    const { stdout, stderr } = await run(tsx, [join('analysis', script), ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'earmark-cli-'));

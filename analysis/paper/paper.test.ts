@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../cli.test-support';
 import { buildBundle } from '../bundle';
 import { registerYesNo, yesno, YESNO_COLUMNS } from '../kinds/yesno.test-kind';
 import type { Report } from '../report';
@@ -20,7 +21,6 @@ import { paperFiles } from './index';
 import { cell, renderTables, tex } from './latex';
 
 const run = promisify(execFile);
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 const SPECIAL = 'sys_1 & 50% #1';
 const TITLE = 'Captions_v2 & friends: 100% #real';
 const INSTRUCTIONS = 'Listen to each clip **with headphones**.\nThen choose the caption that fits_best: 100% & #honest.\n```\nnot a fence\n```';
@@ -30,16 +30,6 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'earmark-paper-'));
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
-
-async function cli(script: string, args: string[]) {
-  try {
-    const { stdout, stderr } = await run(tsx, [join('analysis', script), ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 async function files(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};

@@ -147,8 +147,8 @@ export async function benchAssign(options: BenchOptions): Promise<Figure[]> {
         subject: { label: `adaptive: session start and state (choosing), p95, ${SYSTEMS.length} systems, ${LISTENERS} listeners in parallel`, unit: 'ms', runs: p95(adaptive) },
         baseline: { label: 'incomplete design, same load', unit: 'ms', runs: p95(incomplete) },
         // 100 requests at once queue on one event loop and one database: the figure is the queue's, so it is
-        // judged against the baseline's; on the shared 2-core machine the ratio ran 0.70 to 1.56 between runs.
-        budget: { on: 'ratio', op: '<=', limit: 2 },
+        // judged against the baseline's (the ratio ran 0.70 and 1.56 in two runs on the shared 2-core machine).
+        budget: { on: 'ratio', op: '<=', limit: 1.5 },
         missReason: 'compare assign.p95 (the server\'s own assigning time): a miss here with assign.p95 within budget is queueing under load',
         details: {
           startP95: adaptive.map((x) => quantile(x.start, 0.95)),

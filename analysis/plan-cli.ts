@@ -38,6 +38,7 @@ async function main(): Promise<number> {
     else {
       console.log(`${plan.listeners} listeners, ${plan.votes} votes (${plan.itemsPerListener} per listener, plus ${plan.model.checksPerListener} attention checks each)`);
       console.log(`predicted mean ${target.statistic} half-width ${plan.predictedWidth.toFixed(4)} ± ${plan.widthSpread.toFixed(4)} (target ${target.width})`);
+      console.log(`interval: ${plan.interval}`);
       const m = plan.model;
       const shape = 'positionBias' in m ? `position bias ${m.positionBias.toFixed(3)}` : `listener bias SD ${m.listenerBias.toFixed(3)}, residual SD ${m.residual.toFixed(3)}`;
       console.log(`pilot model: ${m.systems.length} systems, ${shape}, careless share ${m.careless.toFixed(3)}`);

@@ -2,7 +2,7 @@ import type { Bundle } from '../bundle';
 import { isVoteItem } from '../bundle';
 import { seededRandom } from '../random';
 import { fitPairModel, simulatePairWidth, type PairModel } from './pair-model';
-import { fitRatingModel, simulateRatingWidth, type RatingModel } from './rating-model';
+import { fitRatingModel, PLAN_BOOTSTRAP_RESAMPLES, simulateRatingWidth, type RatingModel } from './rating-model';
 import type { Random } from '../random';
 
 /**
@@ -47,6 +47,8 @@ export interface Plan {
   /** items (pairs or ratings) per listener in the planned study, attention checks not counted */
   itemsPerListener: number;
   predictedWidth: number;
+  /** the report's interval whose half-width is predicted */
+  interval: string;
   /** the standard deviation of the width across the R simulated studies of the predicted size */
   widthSpread: number;
   model: PairModel | RatingModel;
@@ -68,6 +70,7 @@ export function planStudy(bundle: Bundle, target: Target, options: PlanOptions =
   let model: PairModel | RatingModel;
   let study: (n: number, random: Random) => number;
   let items: number;
+  let interval: string;
   if (target.statistic === 'mos-ci') {
     if (!hasRatings) throw new PlanError(hasVotes ? 'mos-ci is a rating-study target; this pilot is a pair / A/B study: use bt-ci' : 'mos-ci needs a rating pilot (ratings.csv)');
     const fitted = fitRatingModel(bundle, minAttention);
@@ -75,6 +78,7 @@ export function planStudy(bundle: Bundle, target: Target, options: PlanOptions =
     model = m;
     items = m.ratingsPerListener;
     study = (n, random) => simulateRatingWidth(m, n, random).width;
+    interval = `ratings.systems[].ci95_bootstrap, the listener bootstrap (earmark analyze --bootstrap ${PLAN_BOOTSTRAP_RESAMPLES}); the P.808 t-interval beside it is narrower but ignores the listeners' bias`;
   } else {
     if (!hasVotes) throw new PlanError('bt-ci is a pair / A/B study target; this pilot has no pair or A/B items' + (hasRatings ? ': use mos-ci' : ''));
     const fitted = fitPairModel(bundle, minAttention);
@@ -82,6 +86,7 @@ export function planStudy(bundle: Bundle, target: Target, options: PlanOptions =
     model = m;
     items = m.itemsPerListener;
     study = (n, random) => simulatePairWidth(m, n, random).width;
+    interval = 'bradley_terry.systems[].ci95, the Wald interval of the log-strengths';
   }
   const seed = options.seed ?? 1;
   const R = options.replicates ?? 20;
@@ -102,7 +107,7 @@ export function planStudy(bundle: Bundle, target: Target, options: PlanOptions =
   const w = widths(study, hi, seed, R);
   const m = mean(w);
   return {
-    target, listeners: hi, votes: hi * items, itemsPerListener: items, predictedWidth: m,
+    target, listeners: hi, votes: hi * items, itemsPerListener: items, predictedWidth: m, interval,
     widthSpread: Math.sqrt(w.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, w.length - 1)), model,
   };
 }

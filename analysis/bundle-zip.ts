@@ -3,11 +3,12 @@
  * `npm run analyze` takes besides a bundle directory. The files sit in one folder named after
  * the study, so unzipping gives a directory analyze also accepts.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { strToU8, unzipSync, Zip, ZipDeflate } from 'fflate';
 import { ANALYSIS_KINDS } from './kinds/index';
+import { readBundle, type Bundle, type ReadBundleOptions } from './bundle';
 
 export class BundleZipError extends Error {
   constructor(readonly file: string, problem: string) {
@@ -125,4 +126,18 @@ export async function withZippedBundle<T>(zipFile: string, work: (dir: string) =
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** A bundle directory, or a zip of one (the studio's Export download): what the analysis commands take. */
+export async function readBundleOrZip(path: string, options: ReadBundleOptions): Promise<Bundle> {
+  if (!(await stat(path).catch(() => null))?.isFile()) return readBundle(path, options);
+  const file = await open(path);
+  const head = new Uint8Array(4);
+  try {
+    await file.read(head, 0, 4, 0);
+  } finally {
+    await file.close();
+  }
+  if (!looksLikeZip(head)) throw new BundleZipError(path, 'is neither a bundle directory nor a zip archive');
+  return withZippedBundle(path, (dir) => readBundle(dir, options));
 }

@@ -1,9 +1,9 @@
-import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { commandLine, runCommand } from '../cli/args';
-import { BundleError, readBundle, type Bundle, type ReadBundleOptions } from './bundle';
-import { BundleZipError, looksLikeZip, withZippedBundle } from './bundle-zip';
+import { BundleError } from './bundle';
+import { BundleZipError, readBundleOrZip } from './bundle-zip';
 import { reportCsvFiles } from './csv-report';
 import { planOptions } from './analysis-plan';
 import { analyzeStudy, RatingScale, reportHeader, reportWithPlan, resolveSettings, type ExclusionRuleSettings } from './study-settings';
@@ -45,20 +45,6 @@ const flags = z
   })
   .refine((f) => f.format === 'json' || f.out, { path: ['out'], message: 'is required for csv, html and paper' });
 
-/** A bundle directory, or a zip of one (the studio's Export download). */
-async function readBundleAt(path: string, options: ReadBundleOptions): Promise<Bundle> {
-  if (!(await stat(path).catch(() => null))?.isFile()) return readBundle(path, options);
-  const file = await open(path);
-  const head = new Uint8Array(4);
-  try {
-    await file.read(head, 0, 4, 0);
-  } finally {
-    await file.close();
-  }
-  if (!looksLikeZip(head)) throw new BundleZipError(path, 'is neither a bundle directory nor a zip archive');
-  return withZippedBundle(path, (dir) => readBundle(dir, options));
-}
-
 async function main(): Promise<number> {
   const names = ['format', 'out', 'min-attention', 'split-threshold', 'buckets', 'bt-prior', 'bootstrap', 'seed',
     'min-median-response-ms', 'max-listening-violations', 'max-hidden-ms', 'rating-scale', 'min-listener-correlation'];
@@ -80,7 +66,7 @@ async function main(): Promise<number> {
   const f = parsed.data;
   let bundle;
   try {
-    bundle = await readBundleAt(positionals[0], { skipInvalid: f['skip-invalid'], ratingScale: f['rating-scale'] });
+    bundle = await readBundleOrZip(positionals[0], { skipInvalid: f['skip-invalid'], ratingScale: f['rating-scale'] });
   } catch (e) {
     if (e instanceof BundleZipError) {
       console.error(`refused: ${e.message}`);

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { commandLine, runCommand, UsageError } from '../cli/args';
-import { readBundle } from './bundle';
+import { BundleError } from './bundle';
+import { BundleZipError, readBundleOrZip } from './bundle-zip';
 import { parseTarget, planStudy, PlanError } from './planner/plan';
 import { PilotTooSmallError } from './planner/pair-model';
 
-const USAGE = `usage: npm run plan -- <pilot bundle> --target bt-ci=0.3|mos-ci=0.1 [--design itemsPerListener=20] [--seed 1] [--replicates 20] [--max-listeners 10000] [--json]
+const USAGE = `usage: npm run plan -- <pilot bundle-dir | bundle.zip> --target bt-ci=0.3|mos-ci=0.1 [--design itemsPerListener=20] [--seed 1] [--replicates 20] [--max-listeners 10000] [--json]
 Predicts the listeners and votes a study needs for the target mean 95 % interval half-width, by seeded
 simulation from the pilot's fitted model (docs/planner.md).`;
 
@@ -31,7 +32,7 @@ async function main(): Promise<number> {
   const f = parsed.data;
   try {
     const target = parseTarget(f.target);
-    const bundle = await readBundle(positionals[0]);
+    const bundle = await readBundleOrZip(positionals[0], {});
     const itemsPerListener = f.design ? Number(f.design.split('=')[1]) : undefined;
     const plan = planStudy(bundle, target, { seed: f.seed, replicates: f.replicates, maxListeners: f['max-listeners'], design: { itemsPerListener } });
     if (f.json) console.log(JSON.stringify(plan, null, 2));
@@ -45,7 +46,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } catch (e) {
-    if (e instanceof PlanError || e instanceof PilotTooSmallError) {
+    if (e instanceof PlanError || e instanceof PilotTooSmallError || e instanceof BundleError || e instanceof BundleZipError) {
       console.error(e.message);
       return 1;
     }

@@ -237,3 +237,46 @@ export const TrialPreviewList = z.object({
 export type TrialPreviewList = z.infer<typeof TrialPreviewList>;
 
 export const StudyAction = z.enum(['open', 'pause', 'close']);
+
+/**
+ * POST /api/studio/studies/:study/plan: the planner (docs/planner.md) in the studio, before the study
+ * opens. The pilot is a study on this server (often a closed pilot run of the same material); its votes
+ * so far are fitted and simulated exactly as `npm run plan -- <its export> --target …` does.
+ */
+export const PlanStudyBody = z
+  .object({
+    pilot: StudyId,
+    target: z
+      .string()
+      .max(40)
+      .regex(/^\s*(bt-ci|mos-ci)\s*=\s*[0-9.]+\s*$/, 'bt-ci=<half-width> (pair and A/B studies) or mos-ci=<half-width> (rating studies), e.g. bt-ci=0.3'),
+    /** items (pairs or ratings) per listener in the planned study; the pilot's mean when left out */
+    itemsPerListener: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+export type PlanStudyBody = z.infer<typeof PlanStudyBody>;
+
+export const StudyPlan = z.object({
+  study: StudyId,
+  pilot: StudyId,
+  target: z.object({ statistic: z.enum(['bt-ci', 'mos-ci']), width: z.number() }),
+  listeners: z.number().int(),
+  /** listeners × items per listener, attention checks not counted */
+  votes: z.number().int(),
+  itemsPerListener: z.number().int(),
+  checksPerListener: z.number().int(),
+  predictedWidth: z.number(),
+  /** the standard deviation of the width across the simulated studies of the predicted size */
+  widthSpread: z.number(),
+  /** which report interval's half-width is predicted */
+  interval: z.string(),
+  /** what was fitted from the pilot */
+  model: z.object({
+    systems: z.number().int(),
+    careless: z.number(),
+    positionBias: z.number().nullable(),
+    listenerBias: z.number().nullable(),
+    residual: z.number().nullable(),
+  }),
+});
+export type StudyPlan = z.infer<typeof StudyPlan>;

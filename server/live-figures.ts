@@ -25,9 +25,12 @@ import { renderReportHtml } from '../analysis/html';
 import { reportWithPlan } from '../analysis/study-settings';
 import { zipBundleChunks } from '../analysis/bundle-zip';
 import { Dashboard, ParticipantTable } from '../contract/reports';
+import { StudyPlan } from '../contract/studio';
+import { parseTarget, planStudy, PlanError } from '../analysis/planner/plan';
+import { PilotTooSmallError } from '../analysis/planner/pair-model';
 import type { StaffRole } from '../contract/constants';
 import { openDatabase, type Db } from '../db/open';
-import { bundleChunks, type ExportView } from './bundle';
+import { bundleChunks, liveBundle, type ExportView } from './bundle';
 import { dashboard, livePaper, liveReport } from './live-report';
 import { approvalsCsv, participantTable, platformIds } from './participants';
 import { exportRepository } from './store/export';
@@ -39,9 +42,12 @@ export type BundleFormat = 'json' | 'zip' | 'paper';
 
 /** A figure computed whole and sent as text. */
 export type FigureKind = 'dashboard' | 'report' | 'html' | 'participants' | 'approvals';
+/** What the thread computes and /metrics times: the figures and the planner. */
+export type ComputedKind = FigureKind | 'plan';
 type Ask =
   | { id: number; figure: FigureKind; study: string; status: Dashboard['status']; role: StaffRole }
   | { id: number; stream: BundleFormat; study: string; role: StaffRole }
+  | { id: number; plan: PlanAsk }
   | { id: number; pull: true }
   | { id: number; cancel: true }
   | { close: true };
@@ -50,6 +56,17 @@ type Answer =
   | { id: number; chunk: Uint8Array }
   | { id: number; end: true }
   | { id: number; failed: string };
+
+/** What the studio's planner box asks: a plan for `study` from the votes of `pilot` so far. */
+export interface PlanAsk {
+  study: string;
+  pilot: string;
+  target: string;
+  itemsPerListener?: number;
+}
+
+/** The planner's answer: the plan, or why this pilot or target cannot give one (a 400 for the researcher). */
+export type PlanAnswer = { plan: StudyPlan } | { refused: string };
 
 interface FiguresData {
   liveFigures: { file: string };
@@ -61,6 +78,12 @@ export interface LiveFigures {
    * (approvals); the dashboard and the HTML report name listeners by platform id for a researcher only.
    */
   figure(kind: FigureKind, study: string, options?: { status?: Dashboard['status']; role?: StaffRole }): Promise<string>;
+  /**
+   * The planner (analysis/planner) on the pilot study's votes so far, as `npm run plan` runs it on
+   * that study's export. Computed in the thread (seconds of simulation) and kept while the pilot is
+   * unchanged, like a figure.
+   */
+  plan(ask: PlanAsk): Promise<PlanAnswer>;
   /** The study's export as `role` may see it: the bundle's JSON object, or the bundle zipped under `<study>-bundle/`. */
   bundle(study: string, role: StaffRole, format: BundleFormat): Readable;
   /** How many figures the thread has computed rather than taken from its cache, as of its last answer. */
@@ -83,12 +106,12 @@ const YOUNG_GENERATION_MB = 8;
  * Starts the figures thread on the database file; `computedOne` hears of each figure computed
  * rather than taken from the cache, with its time in the thread (for /metrics).
  */
-export function startLiveFigures(file: string, computedOne: (kind: FigureKind, seconds: number) => void = () => undefined): LiveFigures {
+export function startLiveFigures(file: string, computedOne: (kind: ComputedKind, seconds: number) => void = () => undefined): LiveFigures {
   const data: FiguresData = { liveFigures: { file } };
   const pending = new Map<number, { resolve: (text: string) => void; reject: (e: unknown) => void }>();
   const streams = new Map<number, Readable>();
   const inFlight = new Map<string, Promise<string>>();
-  const kinds = new Map<number, FigureKind>();
+  const kinds = new Map<number, ComputedKind>();
   let nextId = 0;
   let computed = 0;
   let worker: Worker | null = null;
@@ -165,6 +188,20 @@ export function startLiveFigures(file: string, computedOne: (kind: FigureKind, s
       }
       return shared;
     },
+    plan(ask) {
+      const key = planKey(ask);
+      let shared = inFlight.get(key);
+      if (!shared) {
+        const id = nextId++;
+        shared = new Promise<string>((resolve, reject) => {
+          pending.set(id, { resolve, reject });
+          kinds.set(id, 'plan');
+          send({ id, plan: ask });
+        }).finally(() => inFlight.delete(key));
+        inFlight.set(key, shared);
+      }
+      return shared.then((text) => JSON.parse(text) as PlanAnswer);
+    },
     bundle(study, role, format) {
       const id = nextId++;
       const stream = new Readable({
@@ -196,6 +233,36 @@ export function startLiveFigures(file: string, computedOne: (kind: FigureKind, s
 function figureKey(kind: FigureKind, study: string, status: Dashboard['status'], role: StaffRole): string {
   const byRole = kind === 'dashboard' || kind === 'html' ? role : '';
   return `${kind}\u0000${study}\u0000${kind === 'dashboard' ? status : ''}\u0000${byRole}`;
+}
+
+function planKey({ study, pilot, target, itemsPerListener }: PlanAsk): string {
+  return `plan\u0000${study}\u0000${pilot}\u0000${target.replace(/\s/g, '')}\u0000${itemsPerListener ?? ''}`;
+}
+
+/** A plan from the pilot's export rows (the bundle its export would write), or the planner's reason for giving none. */
+function planFrom(db: Db, ask: PlanAsk): PlanAnswer {
+  try {
+    const target = parseTarget(ask.target);
+    const bundle = liveBundle(exportRepository(db).rows(ask.pilot));
+    const plan = planStudy(bundle, target, { design: { itemsPerListener: ask.itemsPerListener } });
+    const m = plan.model;
+    return {
+      plan: StudyPlan.parse({
+        study: ask.study, pilot: ask.pilot, target, listeners: plan.listeners, votes: plan.votes,
+        itemsPerListener: plan.itemsPerListener, checksPerListener: m.checksPerListener, predictedWidth: plan.predictedWidth,
+        widthSpread: plan.widthSpread, interval: plan.interval,
+        model: {
+          systems: m.systems.length, careless: m.careless,
+          positionBias: 'positionBias' in m ? m.positionBias : null,
+          listenerBias: 'listenerBias' in m ? m.listenerBias : null,
+          residual: 'residual' in m ? m.residual : null,
+        },
+      }),
+    };
+  } catch (error) {
+    if (error instanceof PlanError || error instanceof PilotTooSmallError) return { refused: `pilot ${ask.pilot}: ${error.message}` };
+    throw error;
+  }
 }
 
 /** The export's pieces of text as one JSON object, {"items.csv": "…", …}, written as it is read. */
@@ -298,6 +365,19 @@ function serveFigures(file: string): void {
         return approvalsCsv(participantTable(db, study));
     }
   };
+  const plans = new Map<string, { version: string; text: string }>();
+  /** A plan is kept while its pilot is unchanged (the figures' cache rule, by the pilot's version). */
+  const plan = (ask: PlanAsk): { text: string; seconds?: number } => {
+    const key = planKey(ask);
+    const version = live.version(ask.pilot);
+    const held = plans.get(key);
+    if (held && held.version === version) return { text: held.text };
+    const started = performance.now();
+    const text = JSON.stringify(planFrom(db, ask));
+    computed++;
+    plans.set(key, { version, text });
+    return { text, seconds: (performance.now() - started) / 1000 };
+  };
   /** The figure's text, and its computing time in seconds when it was computed rather than cached. */
   const figure = (kind: FigureKind, study: string, status: Dashboard['status'], role: StaffRole): { text: string; seconds?: number } => {
     const key = figureKey(kind, study, status, role);
@@ -346,6 +426,13 @@ function serveFigures(file: string): void {
     if ('figure' in ask) {
       try {
         const { text, seconds } = figure(ask.figure, ask.study, ask.status, ask.role);
+        parentPort!.postMessage({ id, text, computed, ...(seconds !== undefined && { seconds }) } satisfies Answer);
+      } catch (error) {
+        parentPort!.postMessage({ id, failed: error instanceof Error ? error.message : String(error) } satisfies Answer);
+      }
+    } else if ('plan' in ask) {
+      try {
+        const { text, seconds } = plan(ask.plan);
         parentPort!.postMessage({ id, text, computed, ...(seconds !== undefined && { seconds }) } satisfies Answer);
       } catch (error) {
         parentPort!.postMessage({ id, failed: error instanceof Error ? error.message : String(error) } satisfies Answer);

@@ -99,7 +99,7 @@ export class ServerMetrics {
   readonly commitSeconds = new Histogram('earmark_vote_commit_duration_seconds', 'Time for a group-commit batch from hand-over to the writer thread to its durable COMMIT and reply.', SECONDS);
   readonly writerRestarts = new Counter('earmark_vote_writer_restarts_total', 'Times the vote writer thread stopped unexpectedly and was started again.');
   /** Hook for whatever computes a live report (route or worker): counts and times each computation. */
-  readonly liveReports = new Histogram('earmark_live_report_duration_seconds', 'Live figures computed in the figures thread (dashboard, reports, participants, approvals; cached ones not counted), by figure, and their time.', SECONDS);
+  readonly liveReports = new Histogram('earmark_live_report_duration_seconds', 'Live figures computed in the figures thread (dashboard, reports, participants, approvals, studio plans; cached ones not counted), by figure, and their time.', SECONDS);
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
   constructor() {

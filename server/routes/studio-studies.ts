@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'yaml';
-import { BuildReport, CloneStudyBody, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadAudioBody, UploadStudyFileBody, UseUploadedSourcesBody, AUDIO_UPLOAD_BYTES } from '../../contract/studio';
+import { BuildReport, CloneStudyBody, PlanStudyBody, StudyPlan, CreateStudyBody, DefinitionErrorBody, StudyAction, StudyDetail, StudyFiles, StudyTemplateList, SaveDefinitionBody, TrialPreviewList, UploadAudioBody, UploadStudyFileBody, UseUploadedSourcesBody, AUDIO_UPLOAD_BYTES } from '../../contract/studio';
 import { StudyId } from '../../contract/common';
 import { countItemKinds, type ItemKind } from '../../contract/constants';
 import { conflict, HttpError, invalidRequest, notFound } from '../errors';
@@ -309,6 +309,24 @@ export const studioStudyRoutes: FastifyPluginAsyncZod<{ dataDir: string; corpora
       else if (app.store.studies.get(study)) folders.create(name, stringify(readStudyDefinition(app.db, study)));
       else throw notFound('unknown_study', 'no such study');
       return reply.code(201).send(detail(name, request));
+    },
+  );
+
+  // The planner before opening: a pilot study's votes so far, fitted and simulated off the event loop.
+  app.post(
+    '/api/studio/studies/:study/plan',
+    { onRequest: researcher, schema: { params: StudyParams, body: PlanStudyBody, response: { 200: StudyPlan } } },
+    async (request) => {
+      const { study } = request.params;
+      const { pilot, target, itemsPerListener } = request.body;
+      if (!folders.exists(study) && !app.store.studies.get(study)) throw notFound('unknown_study', 'no such study');
+      // A pilot out of the token's reach is answered as one that does not exist.
+      if (!app.mayReachStudy(request, pilot) || !app.store.studies.get(pilot)) {
+        throw new HttpError(404, 'unknown_study', `no built study named ${pilot} to use as the pilot`, 'pilot');
+      }
+      const answer = await app.liveFigures.plan({ study, pilot, target, itemsPerListener });
+      if ('refused' in answer) throw new HttpError(400, 'plan_refused', answer.refused, 'pilot');
+      return answer.plan;
     },
   );
 

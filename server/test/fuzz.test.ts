@@ -250,6 +250,7 @@ const TOKEN_ROUTES: { route: string; path: string; role: Role }[] = [
   { route: 'POST /api/studio/studies/:study/validate', path: `/api/studio/studies/${DRAFT}/validate`, role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/build', path: `/api/studio/studies/${DRAFT}/build`, role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/clone', path: `/api/studio/studies/${DRAFT}/clone`, role: 'researcher' },
+  { route: 'POST /api/studio/studies/:study/plan', path: `/api/studio/studies/${DRAFT}/plan`, role: 'researcher' },
   { route: 'POST /api/studio/studies/:study/:action', path: '/api/studio/studies/fuzz/pause', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study/preview', path: '/api/studio/studies/fuzz/preview', role: 'researcher' },
   { route: 'GET /api/studio/studies/:study/dashboard', path: '/api/studio/studies/fuzz/dashboard', role: 'reader' },
@@ -475,12 +476,24 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       studyParams('/api/studio/studies/', '/clone', 'researcher', () => json({ name: `zz-clone-${++fresh}` })),
       bodyEnvelope(studio(DRAFT, '/clone'), () => json({ name: 'zz-clone' })),
     ) },
+    { route: 'POST /api/studio/studies/:study/plan', shots: fc.oneof(
+      mutated(() => ({ pilot: 'fuzz', target: 'bt-ci=0.3' }), {
+        pilot: fc.oneof(notAString, badStudyName, unknownStudy),
+        target: fc.oneof(notAString, oddString, fc.constantFrom('bt-ci=0', 'bt-ci=-1', 'bt-ci=1e999', 'mos-ci=NaN', 'elo=0.3', 'bt-ci=0.3;x')),
+        itemsPerListener: fc.oneof(notAString, fc.constantFrom(0, -1, 1.5, 1001, 1e999)),
+      }).map((body) => ({ path: studio(DRAFT, '/plan'), body: json(body), headers: researcher() })),
+      fc.tuple(fc.constantFrom('fuzz', DRAFT), fc.constantFrom('bt-ci=0.3', 'mos-ci=0.1', 'bt-ci=5')).map(([pilot, target]) => ({
+        path: studio(DRAFT, '/plan'), body: json({ pilot, target }), headers: researcher(),
+      })),
+      studyParams('/api/studio/studies/', '/plan', 'researcher', () => json({ pilot: 'fuzz', target: 'bt-ci=0.3' })),
+      bodyEnvelope(studio(DRAFT, '/plan'), () => json({ pilot: 'fuzz', target: 'bt-ci=0.3' })),
+    ) },
     { route: 'POST /api/studio/studies/:study/:action', shots: fc.oneof(
       fc.tuple(
         fc.constantFrom('fuzz', DRAFT),
         fc.oneof(
           fc.constantFrom('reopen', 'OPEN', 'Pause', 'closed', 'delete', '..', '%2e%2e', 'open%00', 'open%20', 'pause%2f..', 'draft', 'paused'),
-          oddString.filter((s) => !['open', 'pause', 'close', 'status', 'sources', 'files', 'validate', 'build', 'clone', 'definition', 'undo'].includes(s)).map(enc),
+          oddString.filter((s) => !['open', 'pause', 'close', 'status', 'sources', 'files', 'validate', 'build', 'clone', 'plan', 'definition', 'undo'].includes(s)).map(enc),
         ),
       ).map(([s, action]) => ({ path: studio(s, `/${action}`), headers: bearer(researcherToken) })),
       fc.tuple(fc.oneof(badSegment, unknownStudy, fc.constant(DRAFT)), fc.constantFrom('open', 'pause', 'close')).map(([s, action]) => ({

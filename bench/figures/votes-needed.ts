@@ -58,9 +58,16 @@ const captionOf = (s: number, u: number) => `A ${word(s)} voice ${u} speaks at a
 
 export type DesignUnderTest = 'balanced' | 'adaptive';
 
+/**
+ * The balanced design's per-item target only caps the study (items are handed out least rated first):
+ * 4 per item (14,560 votes) is above MAX_VOTES, so a slow seed meets the cap of the measurement, not a
+ * full study. (At 2, 7,280 votes, seed 5 filled the study once exact targets stopped the overshoot.)
+ */
+const BALANCED_RATINGS_PER_ITEM = 4;
+
 const designYaml = (design: DesignUnderTest) =>
   design === 'balanced'
-    ? `design: { kind: incomplete, itemsPerListener: ${ITEMS_PER_LISTENER}, ratingsPerItem: 2 }`
+    ? `design: { kind: incomplete, itemsPerListener: ${ITEMS_PER_LISTENER}, ratingsPerItem: ${BALANCED_RATINGS_PER_ITEM} }`
     : `design: { kind: adaptive, itemsPerListener: ${ITEMS_PER_LISTENER}, stop: { votes: 100000 } }`;
 
 /** A MetaSet-format study folder: 40 clips, every one of the 91 system pairs on every clip, 4 explicit attention checks on 4 more clips. */

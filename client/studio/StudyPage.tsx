@@ -5,6 +5,7 @@ import { HttpError } from '../lib/api';
 import { definitionProblems, errorText, studio } from './api';
 import { keepDraft, loadDraft, type Draft } from './drafts';
 import { Participants } from './Participants';
+import { PlanBox } from './PlanBox';
 import { Preview } from './Preview';
 import { Problems } from './Problems';
 import { SettingsForm } from './SettingsForm';
@@ -359,6 +360,8 @@ export function StudyPage({ id }: { id: string }) {
             : 'The analysis plan (exclusion rules, thresholds, buckets, bootstrap) is frozen when the study opens.'}
         </p>
       </section>
+
+      {detail.status !== 'open' && detail.status !== 'closed' && <PlanBox detail={detail} />}
 
       {detail.built && <Dashboard study={id} />}
 

@@ -3,7 +3,7 @@
  * (as in the listener's api.ts), so zod stays out of the bundle.
  */
 import type { ApiError } from '../../contract/common';
-import type { BuildReport, DefinitionErrorBody, StaffSession, StudioStudy, StudyDetail, StudyFileKind, StudyFiles, StudyTemplate, TrialPreviewList, UploadAudioBody } from '../../contract/studio';
+import type { BuildReport, DefinitionErrorBody, PlanStudyBody, StaffSession, StudioStudy, StudyDetail, StudyFileKind, StudyFiles, StudyPlan, StudyTemplate, TrialPreviewList, UploadAudioBody } from '../../contract/studio';
 import type { Dashboard, ExportBundle, ParticipantTable, ReportLink } from '../../contract/reports';
 import { call, HttpError } from '../lib/api';
 
@@ -64,6 +64,8 @@ export const studio = {
   build: (id: string) => authed<BuildReport>('POST', `${study(id)}/build`),
   act: (id: string, action: 'open' | 'pause' | 'close') => authed<StudyDetail>('POST', `${study(id)}/${action}`),
   clone: (id: string, name: string) => authed<StudyDetail>('POST', `${study(id)}/clone`, { name }),
+  /** The planner on a pilot study's votes so far (docs/planner.md). */
+  plan: (id: string, body: PlanStudyBody) => authed<StudyPlan>('POST', `${study(id)}/plan`, body),
   preview: (id: string) => authed<TrialPreviewList>('GET', `${study(id)}/preview`),
   dashboard: (id: string) => authed<Dashboard>('GET', `${study(id)}/dashboard`),
   exportZip: (id: string) => authedFile(`${study(id)}/export.zip`),

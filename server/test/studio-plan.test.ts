@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../../analysis/cli.test-support';
-import { seededRandom } from '../../analysis/random';
-import { call, voteFor } from '../testing/client';
+import { call } from '../testing/client';
+import { answerPilot } from '../testing/pilot';
 import { SEED_SYSTEMS } from '../testing/seed';
 import { startTestServer, type TestServer } from '../testing/server';
 
@@ -27,30 +27,6 @@ let dir: string;
 const plan = (body: unknown, token = researcher, study = PLANNED) =>
   call(`${server.url}/api/studio/studies/${study}/plan`, { token, body, headers: { 'x-earmark-request': '1' } });
 
-/** One pilot listener: attention checks right unless careless, pairs by BT with THETA (careless: coin flips). */
-async function listen(l: number): Promise<void> {
-  const random = seededRandom(100 + l);
-  const careless = l % 10 === 9;
-  const start = await call(`${server.url}/api/sessions`, { body: { study: PILOT, external: { PROLIFIC_PID: `P-${l}` } } });
-  expect(start.status, start.text).toBe(201);
-  const token = start.body.token as string;
-  const listener = server.app.store.sessions.byToken(token)!;
-  const item = server.app.db.prepare(
-    'SELECT a.first, i.kind, i.expected, i.seq FROM assignments a JOIN items i ON i.id = a.item_id WHERE a.listener_id = ? AND a.position = ?',
-  );
-  for (;;) {
-    const state = (await call(`${server.url}/api/session`, { token })).body;
-    if (!state.trial) break;
-    const { position } = state.trial;
-    const { first, kind, expected, seq } = item.get(listener.id, position) as { first: 'a' | 'b'; kind: string; expected: 'a' | 'b' | null; seq: number };
-    // The seed pairs system seq mod 3 (caption a) with system seq+1 mod 3 (caption b).
-    const pA = 1 / (1 + Math.exp(-(THETA[seq % 3] - THETA[(seq + 1) % 3])));
-    const wantA = careless ? random() < 0.5 : kind === 'attention' ? expected === 'a' : random() < pA;
-    const vote = await call(`${server.url}/api/session/votes`, { token, body: voteFor(position, (first === 'a') === wantA ? 1 : 2, { responseMs: 2500 }) });
-    expect(vote.status, vote.text).toBe(200);
-  }
-}
-
 beforeAll(async () => {
   server = await startTestServer({
     studies: [
@@ -60,7 +36,7 @@ beforeAll(async () => {
   });
   researcher = (await server.app.store.accessTokens.create('researcher')).token;
   analyst = (await server.app.store.accessTokens.create('analyst')).token;
-  for (let l = 0; l < LISTENERS; l++) await listen(l);
+  await answerPilot(server, PILOT, LISTENERS, THETA);
   dir = mkdtempSync(join(tmpdir(), 'earmark-plan-'));
 }, 120_000);
 afterAll(async () => {

@@ -28,9 +28,36 @@ export function setSettings(yaml: string, changes: readonly (readonly [FieldPath
   return doc.toString({ lineWidth: 0 });
 }
 
-/** A crossed design has no per-listener counts: switching to it takes them out (the schema refuses them there). */
-const designChanges = (kind: Value): [FieldPath, Value][] =>
-  kind === 'crossed' ? [[['design', 'kind'], kind], [['design', 'itemsPerListener'], undefined], [['design', 'ratingsPerItem'], undefined]] : [[['design', 'kind'], kind]];
+/** Keys each design kind takes beyond `kind` (contract/study-definition.ts, Design): a switch removes the others, which the schema refuses there. */
+const DESIGN_KEYS: Record<string, readonly string[]> = {
+  crossed: [],
+  incomplete: ['itemsPerListener', 'ratingsPerItem', 'abandonAfterMinutes'],
+  adaptive: ['itemsPerListener', 'maxPairRepeats', 'stop', 'abandonAfterMinutes'],
+};
+const ALL_DESIGN_KEYS = [...new Set(Object.values(DESIGN_KEYS).flat())];
+/**
+ * What a switch starts when the definition has none, so it stays valid: counts the researcher then
+ * edits (the planner box helps choose them), and the adaptive design's stop rule it must have.
+ */
+const DESIGN_STARTS: Record<string, readonly (readonly [key: string, at: FieldPath, value: number])[]> = {
+  incomplete: [['itemsPerListener', ['itemsPerListener'], 20], ['ratingsPerItem', ['ratingsPerItem'], 5]],
+  adaptive: [['itemsPerListener', ['itemsPerListener'], 20], ['stop', ['stop', 'ciHalfWidth'], 0.3]],
+};
+
+/** The definition with the design switched to `kind`: keys the new kind does not take removed, the ones it needs started. */
+export function switchDesign(yaml: string, kind: string): string {
+  return setSettings(yaml, designChanges(parseDocument(yaml), kind));
+}
+
+function designChanges(doc: Document, kind: Value): [FieldPath, Value][] {
+  const keep = DESIGN_KEYS[String(kind)] ?? [];
+  const changes: [FieldPath, Value][] = [[['design', 'kind'], kind]];
+  for (const key of ALL_DESIGN_KEYS) if (!keep.includes(key)) changes.push([['design', key], undefined]);
+  for (const [key, at, value] of DESIGN_STARTS[String(kind)] ?? []) {
+    if (read(doc, ['design', key]) === undefined) changes.push([['design', ...at], value]);
+  }
+  return changes;
+}
 
 function read(doc: Document, path: FieldPath): unknown {
   return doc.getIn(path);
@@ -64,15 +91,17 @@ function TextSetting({ doc, path, label, disabled, onSet, long = false }: FieldP
   );
 }
 
-function NumberSetting({ doc, path, label, disabled, onSet }: FieldProps) {
+/** A count (whole, from 1), or with `decimal` a positive number such as a half-width. */
+function NumberSetting({ doc, path, label, disabled, onSet, decimal = false }: FieldProps & { decimal?: boolean }) {
   const value = read(doc, path);
   return (
     <label>
       {label}
       <input
         type="number"
-        min={1}
-        inputMode="numeric"
+        min={decimal ? 0 : 1}
+        step={decimal ? 'any' : 1}
+        inputMode={decimal ? 'decimal' : 'numeric'}
         value={typeof value === 'number' ? value : ''}
         disabled={disabled}
         onChange={(e) => onSet(path, e.target.value === '' ? undefined : Number(e.target.value))}
@@ -101,10 +130,12 @@ export function SettingsForm({ yaml, readOnly, onChange }: { yaml: string; readO
   const doc = parseDocument(yaml);
   const broken = doc.errors.length > 0;
   const disabled = readOnly || broken;
-  const onSet = (path: FieldPath, value: Value) => onChange(setSettings(yaml, path.join('.') === 'design.kind' ? designChanges(value) : [[path, value]]));
+  const onSet = (path: FieldPath, value: Value) => onChange(path.join('.') === 'design.kind' ? switchDesign(yaml, String(value)) : setSettings(yaml, [[path, value]]));
   const field = { doc, disabled, onSet };
   const sampled = read(doc, ['items', 'mode']) === 'sample';
-  const incomplete = read(doc, ['design', 'kind']) === 'incomplete';
+  const design = read(doc, ['design', 'kind']);
+  const incomplete = design === 'incomplete';
+  const adaptive = design === 'adaptive';
   return (
     <form className="settings stack" aria-label="study settings" onSubmit={(e) => e.preventDefault()}>
       {broken && <p className="callout">study.yaml does not parse; fix it there and the form follows.</p>}
@@ -119,9 +150,22 @@ export function SettingsForm({ yaml, readOnly, onChange }: { yaml: string; readO
         <legend>Counts and design</legend>
         {sampled && <NumberSetting {...field} path={['items', 'count']} label="Items to sample" />}
         <NumberSetting {...field} path={['targetListeners']} label="Target listeners" />
-        <ChoiceSetting {...field} path={['design', 'kind']} label="Design" fallback="crossed" choices={[['crossed', 'crossed: every listener hears every item'], ['incomplete', 'balanced incomplete: each listener a subset']]} />
-        {incomplete && <NumberSetting {...field} path={['design', 'itemsPerListener']} label="Items per listener" />}
+        <ChoiceSetting {...field} path={['design', 'kind']} label="Design" fallback="crossed" choices={[
+          ['crossed', 'crossed: every listener hears every item'],
+          ['incomplete', 'balanced incomplete: each listener a subset'],
+          ['adaptive', 'adaptive: each next item where it settles most (pairs, A/B, ratings)'],
+        ]} />
+        {(incomplete || adaptive) && <NumberSetting {...field} path={['design', 'itemsPerListener']} label="Items per listener" />}
         {incomplete && <NumberSetting {...field} path={['design', 'ratingsPerItem']} label="Listeners per item" />}
+        {adaptive && <NumberSetting {...field} path={['design', 'maxPairRepeats']} label="Times one listener may meet a system pair (default 2)" />}
+        {adaptive && <NumberSetting {...field} path={['design', 'stop', 'ciHalfWidth']} label="Stop at mean 95 % CI half-width" decimal />}
+        {adaptive && <NumberSetting {...field} path={['design', 'stop', 'votes']} label="Stop at votes (the budget)" />}
+        {adaptive && (
+          <label className="check">
+            <input type="checkbox" checked={read(doc, ['design', 'stop', 'separated']) === true} disabled={field.disabled} onChange={(e) => onSet(['design', 'stop', 'separated'], e.target.checked || undefined)} />
+            Stop when every system's interval is apart from its neighbours'
+          </label>
+        )}
       </fieldset>
       <fieldset>
         <legend>Screening</legend>

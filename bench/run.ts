@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --only ingest,turnaround,audio,analysis,import,live,commands,assign,votes] [--quick]
+ * npm run bench [-- --only ingest,turnaround,audio,analysis,import,live,commands,assign,votes,votes-checks8] [--quick]
  *
  * Runs each group of figures (≥ 3 measured runs each; --quick: 1), prints the table (median,
  * same-run baseline, ratio, budget, PASS/MISS with the reason for a miss) and writes
@@ -17,7 +17,7 @@ import { benchIngest } from './figures/ingest';
 import { benchLive } from './figures/live';
 import type { BenchOptions } from './figures/options';
 import { benchTurnaround } from './figures/turnaround';
-import { benchVotesNeeded } from './figures/votes-needed';
+import { benchVotesNeeded, benchVotesNeededProtocolChecks } from './figures/votes-needed';
 import { removeTemps } from './lib/corpus';
 import { formatTable, type Figure } from './lib/figure';
 
@@ -31,6 +31,7 @@ const groups: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   commands: benchCommands,
   assign: benchAssign,
   votes: benchVotesNeeded,
+  'votes-checks8': benchVotesNeededProtocolChecks,
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } } });

@@ -30,12 +30,14 @@ import { buildApp } from '../../server/app';
 import { seededRandom, type Random } from '../../analysis/random';
 import { fitBradleyTerry } from '../../analysis/stats/bradley-terry';
 import { kendallTauB } from '../../analysis/stats/kendall-tau';
+import { normalCdf } from '../../analysis/stats/normal';
 import { tempDir, removeTemp } from '../lib/corpus';
 import { judge, type Figure } from '../lib/figure';
 import type { BenchOptions } from './options';
 
 export const SYSTEMS = 14;
 const UTTERANCES = 40;
+/** Attention checks per listener in the measurement; `votes-checks8` runs it with the protocol's 8. */
 const CHECKS = 4;
 const ITEMS_PER_LISTENER = 20;
 const PARALLEL_LISTENERS = 20;
@@ -70,12 +72,12 @@ const designYaml = (design: DesignUnderTest) =>
     ? `design: { kind: incomplete, itemsPerListener: ${ITEMS_PER_LISTENER}, ratingsPerItem: ${BALANCED_RATINGS_PER_ITEM} }`
     : `design: { kind: adaptive, itemsPerListener: ${ITEMS_PER_LISTENER}, stop: { votes: 100000 } }`;
 
-/** A MetaSet-format study folder: 40 clips, every one of the 91 system pairs on every clip, 4 explicit attention checks on 4 more clips. */
-function writeStudy(dir: string, design: DesignUnderTest, seed: number): { studyDir: string; checks: Map<string, string> } {
+/** A MetaSet-format study folder: 40 clips, every one of the 91 system pairs on every clip, `checkCount` explicit attention checks on as many more clips. */
+function writeStudy(dir: string, design: DesignUnderTest, seed: number, checkCount: number): { studyDir: string; checks: Map<string, string> } {
   const studyDir = join(dir, `votes-needed-${design}`);
   mkdirSync(join(studyDir, 'audio'), { recursive: true });
   mkdirSync(join(studyDir, 'captions'), { recursive: true });
-  const names = Array.from({ length: UTTERANCES + CHECKS }, (_, u) => `u${String(u).padStart(2, '0')}.wav`);
+  const names = Array.from({ length: UTTERANCES + checkCount }, (_, u) => `u${String(u).padStart(2, '0')}.wav`);
   names.forEach((name, u) => writeFileSync(join(studyDir, 'audio', name), wavBytes({ sampleRate: 8_000, channels: [sine(0.3, 8_000, 180 + 9 * u, 0.4)] })));
   for (let s = 0; s < SYSTEMS; s++) {
     const records = names.map((name, u) => ({
@@ -132,21 +134,25 @@ export function trueStrengths(seed: number, spread: number): number[] {
   return theta.map((t) => t - mean);
 }
 
-/** Φ, the standard normal distribution function (Abramowitz & Stegun 7.1.26 for erf, |error| < 1.5e-7): enough for a simulated respondent. */
-function normalCdf(x: number): number {
-  const z = Math.abs(x) / Math.SQRT2;
-  const t = 1 / (1 + 0.3275911 * z);
-  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-z * z);
-  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+/** The chance that a coin-flipping listener passes `checks` two-way checks at ≥ MIN_ATTENTION: 5/16 for 4, 37/256 for 8. */
+export function carelessPassing(checks: number): number {
+  const least = Math.ceil(MIN_ATTENTION * checks - 1e-9);
+  let ways = 0;
+  let choose = 1; // C(checks, k)
+  for (let k = 0; k <= checks; k++) {
+    if (k >= least) ways += choose;
+    choose = (choose * (checks - k)) / (k + 1);
+  }
+  return ways / 2 ** checks;
 }
 
 /**
  * The retained population's exact probability that system i beats j: careful listeners averaged
  * over their sensitivity (midpoint rule, 200 points) and both presentation orders, mixed with the
- * careless listeners who pass the checks (4 random two-way checks at ≥ 75 %: probability 5/16).
+ * careless listeners who pass the checks (carelessPassing).
  */
-function preference(truth: readonly number[], i: number, j: number): number {
-  const passing = (CARELESS * 5) / 16;
+function preference(truth: readonly number[], i: number, j: number, checks: number): number {
+  const passing = CARELESS * carelessPassing(checks);
   const careless = passing / (passing + (1 - CARELESS));
   let careful = 0;
   for (let k = 0; k < 200; k++) {
@@ -160,12 +166,12 @@ function preference(truth: readonly number[], i: number, j: number): number {
  * The BT strengths a run's comparisons estimate without sampling error: the fit to its own
  * comparison counts n_ij with the exact expected outcome (preference) in place of the observed one.
  */
-export function bradleyTerryTarget(truth: readonly number[], counts: Float64Array): number[] {
+export function bradleyTerryTarget(truth: readonly number[], counts: Float64Array, checks: number): number[] {
   const expected = new Float64Array(SYSTEMS * SYSTEMS);
   for (let i = 0; i < SYSTEMS; i++) {
     for (let j = i + 1; j < SYSTEMS; j++) {
       const n = counts[i * SYSTEMS + j] + counts[j * SYSTEMS + i];
-      const p = preference(truth, i, j);
+      const p = preference(truth, i, j, checks);
       expected[i * SYSTEMS + j] = n * p;
       expected[j * SYSTEMS + i] = n * (1 - p);
     }
@@ -180,7 +186,7 @@ interface Tally {
 }
 
 /** The analysis's view of the votes so far: retained listeners' comparisons → BT MLE with ci95. */
-function settled(tally: Tally, truth: number[]): { halfWidth: number; tau: number; coverage: number } | null {
+function settled(tally: Tally, truth: number[], checks: number): { halfWidth: number; tau: number; coverage: number } | null {
   const wins = new Float64Array(SYSTEMS * SYSTEMS);
   for (const l of tally.listeners.values()) {
     if (l.answered > 0 && l.right / l.answered < MIN_ATTENTION) continue;
@@ -195,7 +201,7 @@ function settled(tally: Tally, truth: number[]): { halfWidth: number; tau: numbe
   const se = Array.from(fit.se!);
   const theta = Array.from(fit.theta);
   const halfWidth = (Z95 * se.reduce((x, y) => x + y, 0)) / SYSTEMS;
-  const target = bradleyTerryTarget(truth, wins);
+  const target = bradleyTerryTarget(truth, wins, checks);
   const covered = theta.filter((t, s) => Math.abs(t - target[s]) <= Z95 * se[s]).length;
   return { halfWidth, tau: kendallTauB(theta, truth) ?? 0, coverage: covered / SYSTEMS };
 }
@@ -213,10 +219,10 @@ export interface VotesNeeded {
 }
 
 /** One study of one design from start to the settled ranking, through a real server. */
-export async function measureVotesNeeded(design: DesignUnderTest, seed: number, spread: number): Promise<VotesNeeded> {
+export async function measureVotesNeeded(design: DesignUnderTest, seed: number, spread: number, checkCount = CHECKS): Promise<VotesNeeded> {
   const dir = tempDir('votes-needed');
   const dataDir = join(dir, 'data');
-  const { studyDir, checks } = writeStudy(dir, design, seed);
+  const { studyDir, checks } = writeStudy(dir, design, seed, checkCount);
   const db = openDatabase(databaseFile({ dataDir }));
   try {
     await loadStudyDir(db, studyDir);
@@ -288,7 +294,7 @@ export async function measureVotesNeeded(design: DesignUnderTest, seed: number, 
         scored++;
       }
       if (tally.votes % CHECK_EVERY === 0) {
-        const now = settled(tally, truth);
+        const now = settled(tally, truth, checkCount);
         if (now && now.halfWidth <= TARGET_HALF_WIDTH && now.tau >= TARGET_TAU) {
           done = true;
           result = { design, seed, votes: tally.votes, scoredVotes: scored, listeners: started, coverage: now.coverage, halfWidth: now.halfWidth, tau: now.tau };
@@ -318,37 +324,47 @@ export const MEASURED_SPREAD = 7;
 const SEEDS = 10;
 
 /**
- * `npm run bench -- --only votes`: both designs on seeds 1…10 (--quick: 1…3), alternating, each a
- * fresh study and server. Figures: the median votes the adaptive design needed against the
- * balanced design's median (budget: at most 0.7 of it, i.e. ≥ 30 % fewer), and the coverage of the
- * ci95 intervals at that point, pooled over every system of every seed (budget: no worse).
+ * Both designs on seeds 1…10 (--quick: 1…3), alternating, each a fresh study and server. Figures:
+ * the median votes the adaptive design needed against the balanced design's median (budget: at
+ * most 0.7 of it, i.e. ≥ 30 % fewer), and the coverage of the ci95 intervals at that point, pooled
+ * over every system of every seed (budget: no worse).
  */
-export async function benchVotesNeeded(options: BenchOptions): Promise<Figure[]> {
+async function compareDesigns(options: BenchOptions, checkCount: number, id: string, label: string): Promise<Figure[]> {
   const seeds = Array.from({ length: options.quick ? 3 : SEEDS }, (_, i) => i + 1);
   const runs: Record<DesignUnderTest, VotesNeeded[]> = { balanced: [], adaptive: [] };
   for (const seed of seeds) {
     for (const design of ['balanced', 'adaptive'] as const) {
-      const result = await measureVotesNeeded(design, seed, MEASURED_SPREAD);
+      const result = await measureVotesNeeded(design, seed, MEASURED_SPREAD, checkCount);
       if (result.votes === null) throw new Error(`${design}, seed ${seed}: the targets were not met within ${MAX_VOTES} votes`);
-      process.stderr.write(`  votes ${design} seed ${seed}: ${result.votes} votes (${result.listeners} listeners), half-width ${result.halfWidth!.toFixed(3)}, τ ${result.tau!.toFixed(3)}, coverage ${result.coverage!.toFixed(3)}\n`);
+      process.stderr.write(`  ${id} ${design} seed ${seed}: ${result.votes} votes (${result.listeners} listeners), half-width ${result.halfWidth!.toFixed(3)}, τ ${result.tau!.toFixed(3)}, coverage ${result.coverage!.toFixed(3)}\n`);
       runs[design].push(result);
     }
   }
   const pooled = (rs: VotesNeeded[]) => rs.reduce((sum, r) => sum + r.coverage!, 0) / rs.length;
-  const details = { spread: MEASURED_SPREAD, systems: SYSTEMS, seeds, perSeed: runs };
+  const details = { spread: MEASURED_SPREAD, systems: SYSTEMS, checks: checkCount, seeds, perSeed: runs };
   return [
     judge({
-      id: 'votes.needed',
-      subject: { label: `adaptive: votes to mean BT half-width ≤ ${TARGET_HALF_WIDTH} and τ ≥ ${TARGET_TAU}, ${SYSTEMS} systems`, unit: 'votes', runs: runs.adaptive.map((r) => r.votes!) },
+      id: `${id}.needed`,
+      subject: { label: `adaptive: votes to mean BT half-width ≤ ${TARGET_HALF_WIDTH} and τ ≥ ${TARGET_TAU}, ${SYSTEMS} systems${label}`, unit: 'votes', runs: runs.adaptive.map((r) => r.votes!) },
       baseline: { label: 'balanced incomplete design', unit: 'votes', runs: runs.balanced.map((r) => r.votes!) },
       budget: { on: 'ratio', op: '<=', limit: 0.7 },
       details,
     }),
     judge({
-      id: 'votes.coverage',
-      subject: { label: 'adaptive: ci95 coverage of the strengths at that point (all seeds)', unit: '', runs: [pooled(runs.adaptive)] },
+      id: `${id}.coverage`,
+      subject: { label: `adaptive: ci95 coverage of the strengths at that point (all seeds)${label}`, unit: '', runs: [pooled(runs.adaptive)] },
       baseline: { label: 'balanced incomplete design', unit: '', runs: [pooled(runs.balanced)] },
       budget: { on: 'ratio', op: '>=', limit: 1 },
     }),
   ];
 }
+
+/** `npm run bench -- --only votes`: issue 25's measurement, 4 attention checks per listener. */
+export const benchVotesNeeded = (options: BenchOptions) => compareDesigns(options, CHECKS, 'votes', '');
+
+/**
+ * `npm run bench -- --only votes-checks8`: the same with the study protocol's 8 checks (kept at
+ * ≥ 6/8), so 1.6 % of the retained listeners are coin flippers instead of 3.4 %: how much of the
+ * adaptive design's saving the careless who pass screening take away.
+ */
+export const benchVotesNeededProtocolChecks = (options: BenchOptions) => compareDesigns(options, 8, 'votes-checks8', ', 8 checks');

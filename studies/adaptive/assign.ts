@@ -49,18 +49,60 @@ interface VoteRow {
   score: number | null;
 }
 
+interface Position {
+  position: number;
+  item_id: string;
+  chosen: number;
+}
+
+/** The design's statements, prepared once per connection: a choice runs them on every served trial. */
+function prepared(db: Db) {
+  return {
+    version: db.prepare<[string], string>('SELECT updated_at FROM studies WHERE id = ?').pluck(),
+    items: db.prepare<[string], { id: string; a: string; b: string | null }>('SELECT id, system_a AS a, system_b AS b FROM items WHERE study_id = ? AND kind = trial_kind ORDER BY seq'),
+    votesSince: db.prepare<[string, number], VoteRow>(
+      `SELECT v.rowid, v.item_id, v.chosen, v.score FROM votes v JOIN items i ON i.id = v.item_id
+        WHERE i.study_id = ? AND i.kind = i.trial_kind AND v.rowid > ? ORDER BY v.rowid`,
+    ),
+    mine: db.prepare<[string], Position>(
+      `SELECT a.position, a.item_id, a.chosen_at IS NOT NULL AS chosen FROM assignments a JOIN items i ON i.id = a.item_id
+        WHERE a.listener_id = ? AND i.kind = i.trial_kind ORDER BY a.position`,
+    ),
+    pending: db.prepare<[string, string], { item_id: string; n: number }>(
+      `SELECT a.item_id, count(*) AS n FROM assignments a JOIN items i ON i.id = a.item_id
+        WHERE a.chosen_at > ? AND i.study_id = ? AND i.kind = i.trial_kind
+          AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
+        GROUP BY a.item_id`,
+    ),
+    // A provisional position is unanswered and was never served, so nothing refers to its row.
+    release: db.prepare<[string, number], { assigned_at: string; slot_order: string | null }>('DELETE FROM assignments WHERE listener_id = ? AND position = ? RETURNING assigned_at, slot_order'),
+    restore: db.prepare<[string, number, string, string | null, string]>('INSERT INTO assignments (listener_id, position, item_id, slot_order, assigned_at) VALUES (?, ?, ?, ?, ?)'),
+    choose: db.prepare<[string, string | null, string, string, string, number]>(
+      'UPDATE assignments SET item_id = ?, slot_order = ?, assigned_at = ?, chosen_at = ? WHERE listener_id = ? AND position = ?',
+    ),
+  };
+}
+
+const statements = new WeakMap<Db, ReturnType<typeof prepared>>();
+
+function statementsOf(db: Db): ReturnType<typeof prepared> {
+  let s = statements.get(db);
+  if (!s) statements.set(db, (s = prepared(db)));
+  return s;
+}
+
 /** The study's tally, brought up to date with the votes written since it was last read. */
 function tally(db: Db, studyId: string): Tally {
   let perDb = tallies.get(db);
   if (!perDb) tallies.set(db, (perDb = new Map()));
   // A rebuild (before the first vote) replaces the items and touches updated_at: a new tally.
-  const version = db.prepare<[string], string>('SELECT updated_at FROM studies WHERE id = ?').pluck().get(studyId);
+  const sql = statementsOf(db);
+  const version = sql.version.get(studyId);
   let t = perDb.get(studyId);
   if (t && t.version !== version) t = undefined;
   if (!t) {
     const items = new Map(
-      db
-        .prepare<[string], { id: string; a: string; b: string | null }>('SELECT id, system_a AS a, system_b AS b FROM items WHERE study_id = ? AND kind = trial_kind ORDER BY seq')
+      sql.items
         .all(studyId)
         .map((r) => [r.id, [r.a, r.b ?? r.a] as const]),
     );
@@ -68,12 +110,7 @@ function tally(db: Db, studyId: string): Tally {
     t = { lastRowid: 0, systems, index: new Map(systems.map((s, i) => [s, i])), wins: new Float64Array(systems.length ** 2), scores: new Map(), itemVotes: new Map(), votes: 0, items, version, studyItems: new Map(studyStore(db).items(studyId).map((i) => [i.id, i])) };
     perDb.set(studyId, t);
   }
-  const rows = db
-    .prepare<[string, number], VoteRow>(
-      `SELECT v.rowid, v.item_id, v.chosen, v.score FROM votes v JOIN items i ON i.id = v.item_id
-        WHERE i.study_id = ? AND i.kind = i.trial_kind AND v.rowid > ? ORDER BY v.rowid`,
-    )
-    .all(studyId, t.lastRowid);
+  const rows = sql.votesSince.all(studyId, t.lastRowid);
   const k = t.systems.length;
   for (const row of rows) {
     t.lastRowid = row.rowid;
@@ -143,12 +180,6 @@ function storedDefinition(db: Db, studyId: string): StudyDefinition {
   return parsed;
 }
 
-interface Position {
-  position: number;
-  item_id: string;
-  chosen: number;
-}
-
 /**
  * Chooses the items of this listener's provisional positions among `positions` (the ones about to
  * be served). One IMMEDIATE transaction, only when one of them is still provisional.
@@ -157,10 +188,7 @@ export function chooseServed(db: Db, studyId: string, listenerId: string, positi
   const definition = storedDefinition(db, studyId);
   if (definition.design.kind !== 'adaptive') return;
   const design = definition.design;
-  const mine = db.prepare<[string], Position>(
-    `SELECT a.position, a.item_id, a.chosen_at IS NOT NULL AS chosen FROM assignments a JOIN items i ON i.id = a.item_id
-      WHERE a.listener_id = ? AND i.kind = i.trial_kind ORDER BY a.position`,
-  );
+  const { mine, pending: pendingItems, release, restore, choose } = statementsOf(db);
   const open = new Set(positions);
   const first = mine.all(listenerId).filter((p) => open.has(p.position) && !p.chosen);
   if (first.length === 0) return;
@@ -170,13 +198,7 @@ export function chooseServed(db: Db, studyId: string, listenerId: string, positi
     const k = t.systems.length;
     const cutoff = new Date(now.getTime() - design.abandonAfterMinutes * 60_000).toISOString();
     const pending = new Map(
-      db
-        .prepare<[string, string], { item_id: string; n: number }>(
-          `SELECT a.item_id, count(*) AS n FROM assignments a JOIN items i ON i.id = a.item_id
-            WHERE a.chosen_at > ? AND i.study_id = ? AND i.kind = i.trial_kind
-              AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
-            GROUP BY a.item_id`,
-        )
+      pendingItems
         .all(cutoff, studyId)
         .map((r) => [r.item_id, r.n]),
     );
@@ -187,12 +209,6 @@ export function chooseServed(db: Db, studyId: string, listenerId: string, positi
       pendingBySystem.set(a, (pendingBySystem.get(a) ?? 0) + n);
       pendingPairs[t.index.get(a)! * k + t.index.get(b)!] += n;
     }
-    // A provisional position is unanswered and was never served, so nothing refers to its row.
-    const release = db.prepare<[string, number], { assigned_at: string; slot_order: string | null }>('DELETE FROM assignments WHERE listener_id = ? AND position = ? RETURNING assigned_at, slot_order');
-    const restore = db.prepare<[string, number, string, string | null, string]>('INSERT INTO assignments (listener_id, position, item_id, slot_order, assigned_at) VALUES (?, ?, ?, ?, ?)');
-    const choose = db.prepare<[string, string | null, string, string, string, number]>(
-      'UPDATE assignments SET item_id = ?, slot_order = ?, assigned_at = ?, chosen_at = ? WHERE listener_id = ? AND position = ?',
-    );
     const at = now.toISOString();
     for (const { position } of first) {
       const rows = mine.all(listenerId);

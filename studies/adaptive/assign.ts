@@ -21,7 +21,7 @@ import { chooseRatingItem, mosHalfWidth, type ScoreTally } from './widest-ci';
 
 type Adaptive = Extract<StudyDefinition['design'], { kind: 'adaptive' }>;
 
-/** The retained votes of one study, as the rules read them. */
+/** The votes of one study so far (every listener's: retention is judged by the analysis), as the rules read them. */
 interface Tally {
   lastRowid: number;
   systems: string[];

@@ -2,7 +2,8 @@
  * The adaptive design's rule for kinds that compare two systems (caption pairs, A/B): spend the
  * next vote on the system pair whose Bradley–Terry comparison it settles most.
  *
- * Model: the votes so far (retained listeners, each vote a win of one system over the other)
+ * Model: the votes so far (each a win of one system over the other; every listener's, since whether a
+ * listener is retained is the analysis's judgement, made on all their attention checks at the end)
  * give the ridge (MAP) Bradley–Terry fit θ̂ with covariance C under Σθ = 0
  * (analysis/stats/bradley-terry.ts; the small prior λ keeps a young study's fit finite).
  * One more comparison of i and j adds information w·d dᵀ, with d = e_i − e_j and
@@ -35,7 +36,7 @@ export interface PairCandidate {
 export interface PairChoiceInput {
   /** Every system of the study, in a fixed order. */
   systems: readonly string[];
-  /** wins[i·K + j]: retained votes in which systems[i] beat systems[j]. */
+  /** wins[i·K + j]: votes so far in which systems[i] beat systems[j]. */
   wins: ArrayLike<number>;
   candidates: readonly PairCandidate[];
   /** How often this listener already has each system pair (pairKey). */

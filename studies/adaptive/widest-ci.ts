@@ -2,7 +2,7 @@
  * The adaptive design's rule for ratings (one rendition scored per trial): spend the next vote on
  * the system whose mean opinion score is least settled.
  *
- * For system s with n_s retained scores of mean x̄_s and sample variance v_s, the normal 95% CI
+ * For system s with n_s scores so far of mean x̄_s and sample variance v_s, the normal 95% CI
  * half-width of its MOS is
  *   h_s = 1.96 · sqrt(v_s / n_s).
  * The system with the largest h_s gets the next vote; a system with fewer than two scores has no
@@ -14,7 +14,7 @@
  * Edge cases: no candidate → null. O(systems + candidates).
  */
 
-/** What the rule knows of one system's retained scores. */
+/** What the rule knows of one system's scores so far. */
 export interface ScoreTally {
   n: number;
   sum: number;
@@ -29,7 +29,7 @@ export interface RatingCandidate {
 }
 
 export interface RatingChoiceInput {
-  /** Per system: its retained scores so far. */
+  /** Per system: its scores so far. */
   scores: ReadonlyMap<string, ScoreTally>;
   /** Per system: its live unanswered assignments. */
   pending: ReadonlyMap<string, number>;

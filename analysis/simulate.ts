@@ -60,6 +60,8 @@ export interface SimulateOptions {
   kind?: 'pair' | 'ab';
   /** ab: the largest chance of a tie, between equal systems (default 0.15; 0 = no tie offered) */
   tieRate?: number;
+  /** pair: each listener's sensitivity (factor on the strength gap) is uniform in 1 ± this (default 0) */
+  listenerSpread?: number;
 }
 
 export interface SimulatedStudy {
@@ -153,7 +155,9 @@ export function simulate(o: SimulateOptions): SimulatedStudy {
   // Each listener answers as its kind's respondent, drawing from the study's generator.
   const respondent = (l: number) => ({ careless: carelessSet.has(l), passesChecks: passingSet.has(l), positionBias, accuracy });
   const abRespondents = ab ? listenerIds.map((_, l) => abRespondent(random, { ...respondent(l), tieRate })) : [];
-  const pairRespondents = ab ? [] : listenerIds.map((_, l) => pairRespondent(random, respondent(l)));
+  // Drawn only with a spread, so seeded studies without one stay as they were.
+  const spread = o.listenerSpread ?? 0;
+  const pairRespondents = ab ? [] : listenerIds.map((_, l) => pairRespondent(random, { ...respondent(l), ...(spread > 0 && { sensitivity: 1 + spread * (2 * random() - 1) }) }));
   const vote = (item: BundleItem, l: number, pA: number | null, expected: BundleItem['expected']) => {
     const firstA = random() < 0.5;
     const careless = carelessSet.has(l);

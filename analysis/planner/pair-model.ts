@@ -13,8 +13,9 @@ import type { Random } from '../random';
  * - careless share c: the share of listeners minAttentionScore drops, divided by the chance that a
  *   random answerer fails the pilot's checks (so it counts the careless who slipped through too);
  * - shape: the pilot's items per listener, attention checks per listener and its pairs of systems.
- * Listener spread (per-listener sensitivity) is not yet fitted: every attentive listener follows
- * the same θ. Edge cases: a pilot without attention checks gets c = 0; a pilot whose BT fit is
+ * Listener spread (per-listener sensitivity) is not a parameter: the report's Wald width follows
+ * the pooled win probabilities, which the pooled θ holds (tested with sensitivities ×0.6–1.4 in
+ * plan.test.ts). Edge cases: a pilot without attention checks gets c = 0; a pilot whose BT fit is
  * not identified (a system never wins / never loses) is too small and throws PilotTooSmallError.
  */
 export interface PairModel {
@@ -117,8 +118,10 @@ export function fitPairModel(bundle: Bundle, minAttention: number): PairModel {
  * careless listener answers every vote and check at random and is dropped when the checks catch
  * them (binomial draw of right answers); attentive listeners are taken to pass. Returns the mean
  * over systems of the BT ci95 half-width Z95·SE, or Infinity when the fit is not identified.
+ * `listenerSpread` gives each attentive listener a sensitivity uniform in 1 ± spread (a factor on
+ * θa − θb), for studies of a heterogeneous truth; the planner itself simulates none (docs/planner.md).
  */
-export function simulatePairWidth(model: PairModel, listeners: number, random: Random): { width: number; theta: Float64Array | null; se: Float64Array | null } {
+export function simulatePairWidth(model: PairModel, listeners: number, random: Random, listenerSpread = 0): { width: number; theta: Float64Array | null; se: Float64Array | null } {
   const K = model.theta.length;
   const wins = new Float64Array(K * K);
   const sigma = (x: number) => 1 / (1 + Math.exp(-x));
@@ -129,10 +132,12 @@ export function simulatePairWidth(model: PairModel, listeners: number, random: R
       for (let c = 0; c < model.checksPerListener; c++) if (random() < 0.5) right++;
       if (model.checksPerListener > 0 && right / model.checksPerListener < model.minAttention) continue;
     }
+    // Drawn only with a spread, so the planner's seeded studies stay as they were.
+    const sensitivity = listenerSpread > 0 && !careless ? 1 + listenerSpread * (2 * random() - 1) : 1;
     for (let i = 0; i < model.itemsPerListener; i++) {
       const [a, b] = model.pairs[Math.floor(random() * model.pairs.length)];
       const firstA = random() < 0.5;
-      const p = careless ? 0.5 : sigma(model.theta[a] - model.theta[b] + (firstA ? model.positionBias : -model.positionBias));
+      const p = careless ? 0.5 : sigma(sensitivity * (model.theta[a] - model.theta[b]) + (firstA ? model.positionBias : -model.positionBias));
       if (random() < p) wins[a * K + b]++;
       else wins[b * K + a]++;
     }

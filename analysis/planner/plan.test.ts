@@ -44,3 +44,35 @@ describe('planner, bt-ci', () => {
     expect(() => planStudy(pilot, parseTarget('bt-ci=0.001'), { maxListeners: 64 })).toThrow(/not reached by 64 listeners/);
   });
 });
+
+// The same truth with heterogeneous listeners: each attentive one's sensitivity uniform in ×0.6–1.4.
+describe('planner, bt-ci, a pilot of listeners who differ in sensitivity', () => {
+  const spread = 0.4;
+  const spreadStudy = simulate({ systems: 8, items: 200, listeners: 20, careless: 2, attention: 10, ratingsPerItem: 2, positionBias: 0.3, seed: 7, listenerSpread: spread });
+  const spreadPlan = planStudy(buildBundle({ ...spreadStudy, extraVoteColumns: ['response_ms'] }), parseTarget('bt-ci=0.3'), { seed: 3 });
+  const spreadTruth: PairModel = { ...(spreadPlan.model as PairModel), theta: (spreadPlan.model as PairModel).systems.map((s) => spreadStudy.truth.theta[s]), careless: 0.1, positionBias: 0.3 };
+
+  it('predicts a width that studies of the predicted size from that truth achieve within ±10 %', () => {
+    const achieved = Array.from({ length: 40 }, (_, r) => simulatePairWidth(spreadTruth, spreadPlan.listeners, seededRandom(9000 + r), spread).width);
+    const mean = achieved.reduce((a, b) => a + b, 0) / achieved.length;
+    console.log(`planner bt-ci, listener spread ±${spread}: N=${spreadPlan.listeners}, predicted ${spreadPlan.predictedWidth.toFixed(4)} ± ${spreadPlan.widthSpread.toFixed(4)}, achieved ${mean.toFixed(4)}`);
+    expect(spreadPlan.predictedWidth).toBeLessThanOrEqual(0.3);
+    expect(Math.abs(mean - spreadPlan.predictedWidth) / spreadPlan.predictedWidth).toBeLessThanOrEqual(0.1);
+  });
+
+  it('gives 95 % intervals that still cover the true strengths in 93–97 % of system-study cases', () => {
+    let covered = 0;
+    let cases = 0;
+    for (let r = 0; r < 300; r++) {
+      const { theta, se } = simulatePairWidth(spreadTruth, spreadPlan.listeners, seededRandom(20000 + r), spread);
+      if (!theta || !se) continue;
+      for (let s = 0; s < theta.length; s++) {
+        cases++;
+        if (Math.abs(theta[s] - spreadTruth.theta[s]) <= 1.959964 * se[s]) covered++;
+      }
+    }
+    console.log(`planner bt-ci coverage, listener spread ±${spread}: ${covered}/${cases} = ${(covered / cases).toFixed(4)}`);
+    expect(covered / cases).toBeGreaterThanOrEqual(0.93);
+    expect(covered / cases).toBeLessThanOrEqual(0.97);
+  });
+});

@@ -19,6 +19,7 @@ const flags = z.object({
   seed: count(0).default(1),
   'ratings-per-item': count(1).optional(),
   'position-bias': z.coerce.number().finite().default(0.2),
+  'listener-spread': z.coerce.number().min(0).max(1).default(0),
   kind: z.enum(['pair', 'rating', 'ab', 'tags', 'mushra', 'abx', 'ccr', 'describe']).default('pair'),
   'answers-per-item': count(2).default(5),
   'miss-reference': count(0).default(1),
@@ -32,6 +33,7 @@ const flags = z.object({
 const USAGE = `usage: npm run simulate -- --out <dir> [--kind pair|rating|ab|tags|mushra|abx|ccr|describe] [--systems 14] [--items 100] [--listeners 15]
   [--careless 2] [--careless-passing 0] [--attention 8] [--seed 1] [--ratings-per-item N]
   pair and ab studies: [--position-bias 0.2]   ab studies: [--tie-rate 0.15] (0: no "no preference" offered)
+  pair studies: [--listener-spread 0] (each listener's sensitivity uniform in 1 ± this)
   rating studies: [--listener-bias 0.4] [--rating-noise 0.7]
   tags studies (RAVDESS-like emotion + a multi attribute): [--answers-per-item 5]
   mushra studies (--systems ≤ 9): [--miss-reference 1] (listeners who score the hidden reference low)
@@ -41,7 +43,7 @@ Writes a bundle (as npm run export does) from known truth, and the truth in <dir
 async function main(): Promise<number> {
   const { values, positionals } = commandLine(
     process.argv.slice(2),
-    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'out', 'kind', 'listener-bias', 'rating-noise', 'tie-rate', 'answers-per-item', 'miss-reference', 'recency']
+    Object.fromEntries(['systems', 'items', 'listeners', 'careless', 'careless-passing', 'attention', 'seed', 'ratings-per-item', 'position-bias', 'listener-spread', 'out', 'kind', 'listener-bias', 'rating-noise', 'tie-rate', 'answers-per-item', 'miss-reference', 'recency']
       .map((k) => [k, { type: 'string' as const }])),
   );
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -57,6 +59,10 @@ async function main(): Promise<number> {
   }
   if (f['careless-passing'] > f.careless) {
     console.error('--careless-passing: cannot exceed --careless');
+    return 2;
+  }
+  if (f['listener-spread'] > 0 && f.kind !== 'pair') {
+    console.error(`--listener-spread: simulates caption-pair listeners only (--kind pair), not --kind ${f.kind}`);
     return 2;
   }
   if (f.kind === 'tags') {
@@ -107,7 +113,7 @@ async function main(): Promise<number> {
   }
   const study = simulate({
     systems: f.systems, items: f.items, listeners: f.listeners, careless: f.careless, carelessPassing: f['careless-passing'], attention: f.attention,
-    seed: f.seed, ratingsPerItem: f['ratings-per-item'], positionBias: f['position-bias'],
+    seed: f.seed, ratingsPerItem: f['ratings-per-item'], positionBias: f['position-bias'], listenerSpread: f['listener-spread'],
     ...(f.kind === 'ab' && { kind: 'ab' as const, tieRate: f['tie-rate'] }),
   });
   await writeBundle(f.out, { ...study, extraVoteColumns: ['response_ms'] });

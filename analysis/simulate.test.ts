@@ -47,6 +47,31 @@ describe('simulate', () => {
     expect(() => simulate({ ...o, carelessPassing: 4 })).toThrow(RangeError);
   });
 
+  it('gives pair listeners their own sensitivity only when asked, so they differ in how often the stronger system wins', () => {
+    const o = { systems: 8, items: 400, listeners: 20, careless: 0, attention: 0, seed: 6, positionBias: 0 };
+    expect(simulate({ ...o, listenerSpread: 0 })).toEqual(simulate(o));
+    const spreadSd = (study: ReturnType<typeof simulate>) => {
+      const strength = study.truth.theta;
+      const item = new Map(study.items.map((i) => [i.item_id, i]));
+      const shares = [...new Set(study.votes.map((v) => v.listener_id))].map((l) => {
+        const mine = study.votes.filter((v) => v.listener_id === l);
+        const stronger = mine.filter((v) => {
+          const { system_a: a, system_b: b } = item.get(v.item_id)!;
+          return (v.chosen === 'a') === (strength[a] > strength[b]);
+        });
+        return stronger.length / mine.length;
+      });
+      const mean = shares.reduce((x, y) => x + y, 0) / shares.length;
+      return Math.sqrt(shares.reduce((x, y) => x + (y - mean) ** 2, 0) / (shares.length - 1));
+    };
+    const same = simulate(o);
+    const spread = simulate({ ...o, listenerSpread: 0.9 });
+    expect(spread.items).toEqual(same.items);
+    // Without a spread the listeners' shares differ by binomial noise alone (SD ≈ 0.02 over 400 votes).
+    console.log(`simulate listenerSpread 0.9: SD of listeners' stronger-system share ${spreadSd(spread).toFixed(3)} against ${spreadSd(same).toFixed(3)} without`);
+    expect(spreadSd(spread)).toBeGreaterThan(2 * spreadSd(same));
+  });
+
   it('Bradley–Terry recovers the true order from ≥ 10,000 votes (ρ ≥ 0.9)', () => {
     const study = simulate({ systems: 14, items: 1000, listeners: 11, careless: 0, attention: 0, seed: 11 });
     expect(study.votes.length).toBeGreaterThanOrEqual(10_000);

@@ -39,6 +39,17 @@ describe('plan CLI', () => {
     expect(unreachable.stderr).toMatch(/not reached by 50 listeners/);
   }, 60_000);
 
+  it('plans from a simulated pilot of listeners who differ in sensitivity; the spread is refused for other kinds', async () => {
+    const spread = await cli('simulate-cli.ts', ['--systems', '8', '--items', '200', '--listeners', '20', '--careless', '2', '--attention', '10', '--ratings-per-item', '2', '--seed', '7', '--listener-spread', '0.4', '--out', join(dir, 'spread')]);
+    expect(spread.code).toBe(0);
+    const r = await cli('plan-cli.ts', [join(dir, 'spread'), '--target', 'bt-ci=0.3', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).predictedWidth).toBeLessThanOrEqual(0.3);
+    const ab = await cli('simulate-cli.ts', ['--kind', 'ab', '--listener-spread', '0.4', '--out', join(dir, 'ab')]);
+    expect(ab.code).toBe(2);
+    expect(ab.stderr).toMatch(/--listener-spread: simulates caption-pair listeners only \(--kind pair\), not --kind ab/);
+  }, 60_000);
+
   it('plans a rating study for mos-ci and refuses bt-ci on it', async () => {
     const r = await cli('plan-cli.ts', [join(dir, 'rating'), '--target', 'mos-ci=0.15', '--seed', '2']);
     expect(r.code).toBe(0);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { chromium, expect, test, type Page } from '@playwright/test';
 import { chromiumLaunch } from '../playwright.config';
-import { answerByKeyboard, currentTrial, expectVotesEqualChoices, PLAY_SOUNDS, sessionFinished, startByKeyboard, type Choice } from './support/listener';
+import { answerByKeyboard, currentTrial, expectVotesEqualChoices, PLAY_SOUNDS, sessionFinished, startByKeyboard, startByTouch, type Choice } from './support/listener';
 import { startMain, startServer, type E2eServer } from './support/server';
 
 let server: E2eServer;
@@ -104,6 +104,59 @@ async function failAudio(page: Page, failing: Set<string>, requests: Map<string,
     else await route.continue();
   });
 }
+
+test('an adaptive study on a 390×844 phone over plain HTTP: answered by touch, each item once and chosen as served; once the budget is spent the next phone is told plainly', async ({ browser }) => {
+  server = await startServer({ pairs: 8, attention: 1, practice: 1, screening: 'none', design: { kind: 'adaptive', itemsPerListener: 4, stop: { votes: 4 } } });
+  const port = new URL(server.url).port;
+  const lan = await chromium.launch({ ...chromiumLaunch, args: [...chromiumLaunch.args, '--host-resolver-rules=MAP earmark.test 127.0.0.1'] });
+  const phone = () => lan.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  try {
+    const page = await phone();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await startByTouch(page, `http://earmark.test:${port}/s/${server.study}?PROLIFIC_PID=p-adaptive&STUDY_ID=s-1`);
+    expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
+    await currentTrial(page);
+    expect(await page.locator('.progress-text').textContent()).toMatch(/of 6\b/);
+    const choices: Choice[] = [];
+    for (let n = 0; n < 6; n++) {
+      const position = await currentTrial(page);
+      const trial = page.locator(`section.trial[data-position="${position}"]`);
+      await trial.locator('button.play').tap();
+      await expect(trial).toHaveAttribute('data-unlocked', 'true', { timeout: 15_000 });
+      await trial.getByRole('radio').nth(n % 2).tap();
+      await trial.getByRole('button', { name: 'Confirm choice' }).tap();
+      choices.push({ position, choice: n % 2 ? 2 : 1 });
+      const practice = trial.getByRole('button', { name: 'Continue' });
+      await expect.poll(async () => (await practice.isVisible()) || !(await trial.isVisible()), { timeout: 20_000 }).toBe(true);
+      if (await practice.isVisible()) await practice.tap();
+    }
+    await expect(page.getByTestId('completion-code')).toBeVisible();
+    expectVotesEqualChoices(server.votes(), choices);
+    const scored = server.votes().filter((v) => v.kind === 'pair');
+    expect(scored).toHaveLength(4);
+    expect(new Set(scored.map((v) => v.item_id)).size).toBe(4);
+    // Practice and the check are fixed at session start; each scored item is chosen by the rule as it is about
+    // to be served, so the last one after the listener's earlier votes.
+    const positions = server.sql<{ kind: string; chosen_at: string }>('SELECT i.kind, a.chosen_at FROM assignments a JOIN items i ON i.id = a.item_id ORDER BY a.position');
+    const start = positions.filter((p) => p.kind !== 'pair').map((p) => p.chosen_at);
+    const chosen = positions.filter((p) => p.kind === 'pair').map((p) => p.chosen_at);
+    expect(start).toHaveLength(2);
+    expect(new Set(start).size).toBe(1);
+    expect(chosen).toHaveLength(4);
+    expect(chosen.every((at, n) => at >= start[0] && (n === 0 || at >= chosen[n - 1]))).toBe(true);
+    expect(chosen[3] > start[0]).toBe(true);
+    expect(errors).toEqual([]);
+
+    const late = await phone();
+    await startByTouch(late, `http://earmark.test:${port}/s/${server.study}?PROLIFIC_PID=p-late&STUDY_ID=s-1`);
+    await expect(late.getByRole('heading', { name: 'This study has all the answers it needs' })).toBeVisible();
+    await expect(late.getByText('No completion code is needed')).toBeVisible();
+    expect(server.votes()).toHaveLength(6);
+  } finally {
+    await lan.close();
+  }
+});
 
 test('a clip that will not load: "Try again" uses a fresh audio element; then report and skip, stored as a problem, never a vote', async ({ page }) => {
   server = await startServer({ pairs: 6, attention: 0 });

@@ -22,6 +22,7 @@ const server = await startTestServer({
   studies: [{
     study, pairs: Number(opt('pairs', '6')), attention: Number(opt('attention', '2')), practice: Number(opt('practice', '1')),
     ...(args.includes('--rating') ? { rating: { caption: true } } : {}),
+    ...(args.includes('--design') ? { design: JSON.parse(opt('design', '')) } : {}),
   }],
   app: { clientDir: join(root, 'dist', 'client') },
 });

@@ -48,6 +48,8 @@ export interface ServeOptions {
   trialComments?: boolean;
   /** A rating study (5-point ACR, the caption shown) instead of caption pairs. */
   rating?: boolean;
+  /** study.yaml `design:` (default crossed), as given there. */
+  design?: unknown;
 }
 
 /** Starts e2e/support/serve.ts in its own process and waits for its address. */
@@ -67,6 +69,7 @@ export async function startServer(o: ServeOptions = {}): Promise<E2eServer> {
     ...(o.trialComments ? ['--trial-comments'] : []),
     ...(o.rating ? ['--rating'] : []),
     ...(o.screeningRequired ? ['--screening-required'] : []),
+    ...(o.design ? ['--design', JSON.stringify(o.design)] : []),
   ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

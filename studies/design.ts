@@ -90,6 +90,12 @@ function holdsBeforeAnswering(db: Db, studyId: string, listenerId: string, holdM
   return store.unansweredHolds(studyId, clientKey, listenerId, minutesBefore(now, holdMinutes)) < HOLDS_PER_ADDRESS;
 }
 
+/** A new session's unanswered trials count as held from now on, if holdsBeforeAnswering allows. */
+function reserveHolds(db: Db, studyId: string, listenerId: string, abandonAfterMinutes: number, now: Date): void {
+  const holdMinutes = Math.min(abandonAfterMinutes, UNANSWERED_HOLD_MINUTES);
+  if (holdsBeforeAnswering(db, studyId, listenerId, holdMinutes, now)) studyStore(db).reserve(listenerId, now.toISOString());
+}
+
 /**
  * Items this person already met in another session of the same study, matched on the study's
  * first link parameter (the participant id, e.g. PROLIFIC_PID), so a returning participant
@@ -137,21 +143,29 @@ export function assignTrials(db: Db, studyId: string, listenerId: string, seed?:
       // Only items still short of their target: at the tail a listener gets fewer than itemsPerListener.
       if (loads.length === 0) throw new StudyFullError(studyId, ratingsPerItem);
       main = loads.slice(0, itemsPerListener).map((l) => l.itemId);
-      // A tail listener with few scored items gets only the attention checks that fit between them
-      // (orderTrials never puts a check first or last).
-      if (attention.length >= main.length) attention = random.shuffle(attention).slice(0, Math.max(0, main.length - 1));
-      const holdMinutes = Math.min(abandonAfterMinutes, UNANSWERED_HOLD_MINUTES);
-      if (holdsBeforeAnswering(db, studyId, listenerId, holdMinutes, now)) {
-        store.reserve(listenerId, now.toISOString());
-      }
+      reserveHolds(db, studyId, listenerId, abandonAfterMinutes, now);
     }
 
     if (definition.design.kind === 'adaptive') {
+      const { stop, itemsPerListener, abandonAfterMinutes } = definition.design;
       if (stopMet(db, studyId, definition.design, definition.trial.kind)) throw new StudyCompleteError(studyId);
+      // A vote budget counts what live sessions still owe as well as the votes cast, so listeners
+      // in parallel do not overshoot it; the last session gets only the places left.
+      let places = itemsPerListener;
+      if (stop.votes !== undefined) {
+        const owed = itemLoads(db, studyId, abandonAfterMinutes, now, listenerId).reduce((n, l) => n + l.votes + l.pending, 0);
+        places = Math.min(places, stop.votes - owed);
+        if (places <= 0) throw new StudyCompleteError(studyId);
+      }
       // Provisional items: each scored position's item is chosen when it is first served (chooseServed).
       const seen = itemsSeenByParticipant(db, studyId, listenerId, definition.linkParameters[0]);
-      main = random.shuffle(main.filter((id) => !seen.has(id))).slice(0, definition.design.itemsPerListener);
+      main = random.shuffle(main.filter((id) => !seen.has(id))).slice(0, places);
+      reserveHolds(db, studyId, listenerId, abandonAfterMinutes, now);
     }
+
+    // A tail listener with few scored items gets only the attention checks that fit between them
+    // (orderTrials never puts a check first or last).
+    if (definition.design.kind !== 'crossed' && attention.length >= main.length) attention = random.shuffle(attention).slice(0, Math.max(0, main.length - 1));
 
     const order = orderTrials({ practice, main, attention }, random);
     const at = now.toISOString();

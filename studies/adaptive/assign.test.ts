@@ -54,6 +54,11 @@ const rowsOf = (db: TempDb['db'], id: string) =>
 /** A listener who votes by the Bradley–Terry model of STRENGTH, choosing each trial as it is served. */
 function simulate(db: TempDb['db'], id: string, random: () => number): Row[] {
   insertListener(db, 'ad', id);
+  return answerAll(db, id, random);
+}
+
+/** An assigned (or new) listener answers every trial of their session. */
+function answerAll(db: TempDb['db'], id: string, random: () => number): Row[] {
   const total = assignTrials(db, 'ad', id);
   const vote = db.prepare(
     `INSERT INTO votes (id, listener_id, item_id, position, answer, play_count, seconds_listened, heard_to_end, hidden_ms, response_ms, client_ts, server_ts)
@@ -115,20 +120,30 @@ describe('adaptive design — pair rule at serving time', () => {
     expect(rowsOf(t.db, 'A').slice(0, 3)).toEqual(before);
   });
 
-  it('stops assigning once the vote budget is spent; started listeners go on', () => {
+  it('stops assigning once the vote budget is spent, counting what started sessions owe; started listeners go on', () => {
     t = tempDb();
     adaptiveStudy(t.db, { stop: { votes: 20 } });
-    insertListener(t.db, 'ad', 'started');
-    assignTrials(t.db, 'ad', 'started');
-    simulate(t.db, 'one', keyedRandom(1, 'x').next);
     const definition = StudyDefinition.parse(JSON.parse(t.db.prepare("SELECT definition FROM studies WHERE id = 'ad'").pluck().get() as string));
+    const scored = (id: string) => rowsOf(t.db, id).filter((r) => r.kind === 'pair').length;
+    insertListener(t.db, 'ad', 'started');
+    expect(assignTrials(t.db, 'ad', 'started')).toBe(15);
+    // 'started' owes 12 of the 20 votes, so the next listener gets the 8 places left (and both checks).
+    simulate(t.db, 'one', keyedRandom(1, 'x').next);
+    expect(scored('one')).toBe(8);
+    expect(rowsOf(t.db, 'one')).toHaveLength(11);
     expect(stopMet(t.db, 'ad', definition.design as never, 'pair')).toBe(false);
-    simulate(t.db, 'two', keyedRandom(1, 'y').next);
-    expect(stopMet(t.db, 'ad', definition.design as never, 'pair')).toBe(true);
     insertListener(t.db, 'ad', 'late');
     expect(() => assignTrials(t.db, 'ad', 'late')).toThrow(StudyCompleteError);
-    expect(assignTrials(t.db, 'ad', 'started')).toBe(15);
-    chooseServed(t.db, 'ad', 'started', [0, 1]);
-    expect(rowsOf(t.db, 'started')[1].chosen_at).not.toBeNull();
+    // A session that has not answered holds its places for UNANSWERED_HOLD_MINUTES only.
+    insertListener(t.db, 'ad', 'later');
+    expect(() => assignTrials(t.db, 'ad', 'later', undefined, new Date(Date.now() + 4 * 60_000))).toThrow(StudyCompleteError);
+    expect(assignTrials(t.db, 'ad', 'later', undefined, new Date(Date.now() + 6 * 60_000))).toBe(15);
+    // The listener who started first still finishes; the votes reach the budget, not past it.
+    answerAll(t.db, 'started', keyedRandom(1, 'y').next);
+    expect(stopMet(t.db, 'ad', definition.design as never, 'pair')).toBe(true);
+    const votes = t.db.prepare("SELECT count(*) FROM votes v JOIN items i ON i.id = v.item_id WHERE i.kind = 'pair'").pluck().get();
+    expect(votes).toBe(20);
+    insertListener(t.db, 'ad', 'last');
+    expect(() => assignTrials(t.db, 'ad', 'last')).toThrow(StudyCompleteError);
   });
 });

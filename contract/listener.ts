@@ -79,9 +79,12 @@ export const SessionState = z.object({
   completion: Completion.nullable(),
   /** The study's status: anything but open means no more trials and no more votes (studies/README.md). */
   status: StudyStatus.exclude(['draft']),
+  /** The listener left the study part-way from its page (POST /api/session/leave): no more trials, no more votes. */
+  left: z.boolean(),
   /**
-   * Set while the study is paused or closed and this listener has not finished: the way out the
-   * researcher set (the completion code and link, only for a listener with saved answers).
+   * Set while the study is paused or closed, or once the listener left it, and this listener has not
+   * finished: the way out the researcher set (the completion code and link, only for a listener with
+   * saved answers).
    */
   stopped: Completion.nullable(),
   /** The study's questions this listener has still to see: those before the trials, those after. */

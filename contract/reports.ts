@@ -144,15 +144,16 @@ export const ParticipantRow = z.object({
   completionCode: z.string().nullable(),
   /**
    * finished: shown the completion code; screened_out: the headphone check failed and they did not
-   * finish; unfinished: left part-way; opened: opened the link only (no check taken, no trial answered)
+   * finish; left: chose "Leave the study" on its page part-way; unfinished: stopped part-way without
+   * saying; opened: opened the link only (no check taken, no trial answered)
    */
-  status: z.enum(['finished', 'unfinished', 'screened_out', 'opened']),
+  status: z.enum(['finished', 'unfinished', 'left', 'screened_out', 'opened']),
   /** whether the analysis uses this listener's answers (answered, and excluded by no rule) */
   inAnalysis: z.boolean(),
   /**
    * What to do on the platform: APPROVE; REJECT only on a ground the study's approvals.rejectFor
-   * names; RETURN for the screened out (Prolific's screen-out) and, unless the study rejects for
-   * it, for the unfinished; NONE for those who only opened the link (nothing was submitted).
+   * names; RETURN for the screened out (Prolific's screen-out), for those who left from the page
+   * and, unless the study rejects for it, for the unfinished; NONE for those who only opened the link (nothing was submitted).
    */
   decision: z.enum(['APPROVE', 'REJECT', 'RETURN', 'NONE']),
   /** Prolific's rejection_category of a REJECT (FAILED_CHECK, TOO_QUICKLY, …); null otherwise */

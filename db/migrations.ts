@@ -641,4 +641,13 @@ export const migrations: Migration[] = [
       ALTER TABLE assignments ADD COLUMN chosen_at TEXT;
     `,
   },
+  {
+    version: 20,
+    name: 'a listener who left the study from its page',
+    sql: `
+      -- When the listener chose "Leave the study" (POST /api/session/leave): their session takes no
+      -- more votes and its unanswered trials stop holding items at once (studies/README.md, "Leaving").
+      ALTER TABLE listeners ADD COLUMN left_at TEXT;
+    `,
+  },
 ];

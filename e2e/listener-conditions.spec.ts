@@ -4,6 +4,7 @@ import { chromium, expect, test, type Page } from '@playwright/test';
 import { chromiumLaunch } from '../playwright.config';
 import { answerByKeyboard, currentTrial, expectVotesEqualChoices, PLAY_SOUNDS, sessionFinished, startByKeyboard, startByTouch, type Choice } from './support/listener';
 import { startMain, startServer, type E2eServer } from './support/server';
+import { audit, withAxe } from './support/axe';
 
 let server: E2eServer;
 test.afterEach(async () => server?.stop());
@@ -234,6 +235,62 @@ test('closing the study mid-session stops the trials at once, keeps the saved vo
   await expect(late.getByText('no completion code is needed')).toBeVisible();
   await late.close();
   expect(server.votes()).toHaveLength(2);
+});
+
+test('"Leave the study": asked once more, the saved answer kept, the way out shown (again after a reload), and the clips left go to the next listener at once', async ({ browser }) => {
+  server = await startServer({ pairs: 6, design: { kind: 'incomplete', itemsPerListener: 3, ratingsPerItem: 1 } });
+  const context = await browser.newContext();
+  await withAxe(context);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const axe: string[] = [];
+  await startByKeyboard(page, `${server.url}/s/${server.study}?PROLIFIC_PID=p-leaving&STUDY_ID=s-1`);
+  const choices: Choice[] = [await answerByKeyboard(page, 1)];
+  const trial = page.locator('section.trial');
+  await expect(trial).toHaveCount(1);
+
+  await page.getByRole('button', { name: 'Leave the study' }).click();
+  const ask = page.getByTestId('leave-study');
+  await expect(ask).toContainText('Your saved answers are kept');
+  await expect(ask.getByRole('button', { name: 'Yes, leave the study' })).toBeFocused();
+  await audit(page, 'leave-asked', axe);
+  await ask.getByRole('button', { name: 'Carry on' }).click();
+  await expect(ask).toHaveCount(0);
+  await expect(trial).toHaveCount(1);
+  expect(server.sql<{ left_at: string | null }>('SELECT left_at FROM listeners')[0].left_at).toBeNull();
+
+  await page.getByRole('button', { name: 'Leave the study' }).click();
+  await page.getByRole('button', { name: 'Yes, leave the study' }).click();
+  const stopped = page.getByTestId('study-stopped');
+  await expect(stopped.getByRole('heading')).toHaveText('You have left the study');
+  await expect(stopped).toContainText('Your 1 saved answer is kept.');
+  await expect(stopped).toContainText('no completion code is needed');
+  await expect(page.locator('section.trial')).toHaveCount(0);
+  await audit(page, 'left', axe);
+  expectVotesEqualChoices(server.votes(), choices);
+  expect(server.sql<{ left_at: string | null }>('SELECT left_at FROM listeners')[0].left_at).not.toBeNull();
+
+  await page.reload();
+  await expect(page.getByTestId('study-stopped').getByRole('heading')).toHaveText('You have left the study');
+  await expect(page.locator('section.trial')).toHaveCount(0);
+
+  // 6 items, 3 per listener, 1 vote each: the next two listeners get every clip the first one left
+  // unanswered (were they still held, the second would find the study full).
+  for (const pid of ['p-next-1', 'p-next-2']) {
+    const next = await browser.newPage();
+    await startByKeyboard(next, `${server.url}/s/${server.study}?PROLIFIC_PID=${pid}&STUDY_ID=s-1`);
+    await currentTrial(next);
+    await next.close();
+  }
+  const covered = server.sql<{ n: number }>(
+    `SELECT count(*) AS n FROM items i WHERE i.kind = i.trial_kind
+        AND (EXISTS (SELECT 1 FROM votes v WHERE v.item_id = i.id)
+             OR EXISTS (SELECT 1 FROM assignments a JOIN listeners l ON l.id = a.listener_id WHERE a.item_id = i.id AND l.left_at IS NULL))`,
+  );
+  expect(covered[0].n).toBe(6);
+  expect(errors).toEqual([]);
+  await context.close();
 });
 
 for (const size of [

@@ -19,3 +19,6 @@ export const conflict = (code: string, message: string, field?: string): HttpErr
 /** A request the schema lets through but the study does not (e.g. an answer of another trial kind); worded as the schema's refusals. */
 export const invalidRequest = (field: string, message: string): HttpError =>
   new HttpError(400, 'invalid_request', `${field}: ${message}`, field);
+/** A vote or skipped clip of a session its listener left (POST /api/session/leave). */
+export const sessionLeft = (): HttpError =>
+  conflict('session_left', 'you left this study, so this session takes no more answers; your saved answers are kept');

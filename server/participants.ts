@@ -7,7 +7,8 @@
  * The decision is fair by construction (docs/studio.md, "Approvals"): REJECT only on a ground the
  * study's `approvals.rejectFor` names (default: failed attention checks, and only when at least
  * two were failed); every other exclusion is "approve, excluded from analysis"; a participant the
- * headphone check sent away is returned (Prolific's screen-out), never rejected; someone who only
+ * headphone check sent away is returned (Prolific's screen-out), never rejected, and so is someone
+ * who left with the page's "Leave the study" (failed checks before it still count); someone who only
  * opened the link has submitted nothing and is listed apart, after everyone else.
  */
 import { csvLines } from '../analysis/csv';
@@ -102,6 +103,7 @@ export function participantTable(db: Db, studyId: string): ParticipantRow[] {
       l.completed_at !== null ? 'finished'
       : checked?.passed === false ? 'screened_out'
       : l.done === 0 && checked === undefined ? 'opened'
+      : l.left_at !== null ? 'left'
       : 'unfinished';
     const why = (r: string) => measured(r, exclusion ?? {}, ruleText.get(r), checked);
     const oneSlip = seen !== undefined && seen.answered - seen.correct < MIN_FAILED_CHECKS_TO_REJECT;
@@ -127,6 +129,10 @@ export function participantTable(db: Db, studyId: string): ParticipantRow[] {
       decision = 'REJECT';
       reason = grounds.map(why).join('; ') + alsoExcluded;
       category = REJECTION_CATEGORY[grounds[0]] ?? 'OTHER';
+    } else if (status === 'left') {
+      // Withdrawing is the participant's right: never a ground, whatever rejectFor says of the unfinished.
+      decision = 'RETURN';
+      reason = `left the study from its page after ${l.done} of ${l.total} trials; ask them to return the study (leaving is never grounds for rejection)${alsoExcluded}`;
     } else if (status === 'unfinished') {
       decision = rejectFor.has('incomplete') ? 'REJECT' : 'RETURN';
       category = decision === 'REJECT' ? REJECTION_CATEGORY.incomplete : '';

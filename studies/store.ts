@@ -84,7 +84,7 @@ function createStudyStore(db: Db) {
     `WITH live AS (
        SELECT l.id, l.reserved_at, (SELECT max(v.server_ts) FROM votes v WHERE v.listener_id = l.id) AS last_vote
          FROM listeners l
-        WHERE l.study_id = :study AND l.completed_at IS NULL AND l.id <> :except),
+        WHERE l.study_id = :study AND l.completed_at IS NULL AND l.left_at IS NULL AND l.id <> :except),
      active AS (
        SELECT id, last_vote IS NULL AS unanswered FROM live
         WHERE julianday(last_vote) > julianday(:cutoff)
@@ -103,7 +103,7 @@ function createStudyStore(db: Db) {
   );
   const unansweredHolds = db.prepare<[{ study: string; key: string; listener: string; holdCutoff: string }], number>(
     `SELECT count(*) FROM listeners l
-      WHERE l.study_id = :study AND l.client_key = :key AND l.id <> :listener AND l.completed_at IS NULL
+      WHERE l.study_id = :study AND l.client_key = :key AND l.id <> :listener AND l.completed_at IS NULL AND l.left_at IS NULL
         AND julianday(l.reserved_at) > julianday(:holdCutoff)
         AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = l.id)`,
   ).pluck();

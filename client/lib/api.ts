@@ -60,6 +60,7 @@ export const api = {
     call<VoteAck>('POST', '/api/session/votes', body, { ...o, token }),
   problem: (token: string, body: ProblemBody, o?: RequestOptions) =>
     call<SessionState>('POST', '/api/session/problems', body, { ...o, token }),
+  leave: (token: string, o?: RequestOptions) => call<SessionState>('POST', '/api/session/leave', {}, { ...o, token }),
   comments: (token: string, body: CommentsBody, o?: RequestOptions) =>
     call<unknown>('POST', '/api/session/comments', body, { ...o, token }),
   answers: (token: string, body: AnswersBody, o?: RequestOptions) =>

@@ -228,11 +228,12 @@ function ThankYou({ completion }: { completion: Completion }) {
   );
 }
 
-/** The study was paused or closed while this listener was in it: say so, keep nothing hidden, give the way out. */
+/** The study was paused or closed while this listener was in it, or they left it: say so, keep nothing hidden, give the way out. */
 function Stopped({ stopped, done }: { stopped: NonNullable<SessionSnapshot['stopped']>; done: number }) {
   const m = useMessages();
   const heading = useRef<HTMLHeadingElement>(null);
   const paused = stopped.status === 'paused';
+  const left = stopped.status === 'left';
   const redirect = safeRedirect(stopped.way.redirectUrl);
   useEffect(() => {
     if (!stopped.way.code) heading.current?.focus();
@@ -240,9 +241,9 @@ function Stopped({ stopped, done }: { stopped: NonNullable<SessionSnapshot['stop
   return (
     <section className="card center" aria-labelledby="stopped" data-testid="study-stopped" data-status={stopped.status}>
       <h2 id="stopped" tabIndex={-1} ref={heading}>
-        {paused ? m.pausedTitle : m.closedTitle}
+        {left ? m.leftTitle : paused ? m.pausedTitle : m.closedTitle}
       </h2>
-      <p role="alert">{m.stoppedText(paused)}</p>
+      <p role="alert">{left ? m.leftText : m.stoppedText(paused)}</p>
       {done > 0 && <p>{m.keptAnswers(done)}</p>}
       {stopped.way.code ? (
         <CompletionCode code={stopped.way.code} />
@@ -251,6 +252,45 @@ function Stopped({ stopped, done }: { stopped: NonNullable<SessionSnapshot['stop
       )}
       {redirect && <ReturnLink url={redirect} auto={false} />}
       {paused && <p className="muted">{m.mayReopen}</p>}
+    </section>
+  );
+}
+
+/**
+ * "Leave the study": a listener may stop at any time. Asked once more, then the answers given are
+ * saved and the server ends the session (its unanswered clips go to other listeners at once).
+ */
+function LeaveStudy({ session }: { session: ListenerSession }) {
+  const m = useMessages();
+  const [step, setStep] = useState<'idle' | 'asking' | 'leaving' | 'failed'>('idle');
+  const leave = async () => {
+    setStep('leaving');
+    try {
+      await session.leave();
+    } catch {
+      setStep('failed');
+    }
+  };
+  if (step === 'idle')
+    return (
+      <p className="leave-study">
+        <button type="button" className="link" onClick={() => setStep('asking')}>
+          {m.leaveStudy}
+        </button>
+      </p>
+    );
+  return (
+    <section className="card leave-study" aria-labelledby="leave-ask" data-testid="leave-study">
+      <p id="leave-ask">{m.leaveAsk}</p>
+      {step === 'failed' && <p role="alert">{m.leaveFailed}</p>}
+      <div className="actions">
+        <button type="button" className="secondary" autoFocus disabled={step === 'leaving'} onClick={leave}>
+          {step === 'leaving' ? m.leaving : m.leaveConfirm}
+        </button>
+        <button type="button" className="primary" disabled={step === 'leaving'} onClick={() => setStep('idle')}>
+          {m.leaveCancel}
+        </button>
+      </div>
     </section>
   );
 }
@@ -330,6 +370,7 @@ function Trials({ session, env, instructions, breakEvery }: { session: ListenerS
           <Markdown text={instructions} />
         </details>
       )}
+      {trial && !end && <LeaveStudy session={session} />}
     </>
   );
 }

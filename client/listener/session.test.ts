@@ -15,6 +15,7 @@ const state = (position: number | null, done: number, total = 10): SessionState 
   upcoming: [],
   completion: position === null ? { code: 'C', redirectUrl: null } : null,
   status: 'open',
+  left: false,
   stopped: null,
   questionsDue: { before: false, after: false },
   screening: { done: [], usedUp: [], failed: false },

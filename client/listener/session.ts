@@ -19,8 +19,8 @@ export interface SessionSnapshot {
   total: number;
   trials: ReadonlyMap<number, Trial>;
   completion: Completion | null;
-  /** The study was paused or closed before this listener finished: no more trials, and the way out. */
-  stopped: { status: 'paused' | 'closed'; way: Completion } | null;
+  /** The study was paused or closed, or the listener left it, before they finished: no more trials, and the way out. */
+  stopped: { status: 'paused' | 'closed' | 'left'; way: Completion } | null;
   /** Trials answered or skipped, as the server last said. */
   done: number;
   queue: QueueStatus;
@@ -155,6 +155,16 @@ export class ListenerSession {
     this.position = Math.max(this.position, position + 1);
     this.emit();
     if (!this.trials.has(this.position)) this.sync();
+  }
+
+  /**
+   * The listener leaves the study part-way: once every answer given is saved (the outbox drained),
+   * the server ends the session and says what the way out is.
+   */
+  async leave(): Promise<void> {
+    if (!this.token) throw new Error('no session');
+    await this.queue.drained();
+    this.absorb(await api.leave(this.token));
   }
 
   /** A finished listener's optional comments (the study asks for them); throws when the server refuses. */
@@ -306,7 +316,8 @@ export class ListenerSession {
     this.completion = state.completion;
     this.done = state.progress.done;
     this.questionsDue = state.questionsDue;
-    this.stopped = state.status !== 'open' && state.stopped ? { status: state.status, way: state.stopped } : null;
+    const stoppedBy = state.left ? 'left' : state.status === 'open' ? null : state.status;
+    this.stopped = state.stopped && stoppedBy ? { status: stoppedBy, way: state.stopped } : null;
     const pending = this.queue
       .pending()
       .filter((v) => v.token === this.token)

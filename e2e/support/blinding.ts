@@ -33,7 +33,7 @@ export function captureResponses(page: Page): { received: Received[]; settled():
 const ALLOWED_KEYS = new Set([
   'study', 'title', 'status', 'consentMarkdown', 'instructionsMarkdown', 'questionMarkdown', 'listening', 'mode', 'seconds',
   'screening', 'kind', 'required', 'linkParameters', 'language', 'estimate', 'trials', 'breakEvery', 'comments',
-  'token', 'state', 'progress', 'done', 'total', 'trial', 'upcoming', 'completion', 'stopped', 'code', 'redirectUrl', 'position', 'clip',
+  'token', 'state', 'progress', 'done', 'total', 'trial', 'upcoming', 'completion', 'left', 'stopped', 'code', 'redirectUrl', 'position', 'clip',
   'id', 'audioUrl', 'peaksUrl', 'duration', 'captions', 'voteId', 'serverTs', 'feedback', 'correct',
   // A rating study: the intro's trial settings (scale, caption) and a rating trial's fields; a practice rating's feedback score.
   'scale', 'points', 'labels', 'anchors', 'low', 'high', 'caption', 'practice', 'score',

@@ -152,6 +152,18 @@ export const listenerRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post(
+    '/api/session/leave',
+    {
+      onRequest: [app.limitRate('votesPerSession', perSession), app.requireSession],
+      schema: { summary: 'The listener leaves the study part-way: no more trials, their unanswered ones go to others at once', response: { 200: SessionState } },
+    },
+    async (request) => {
+      const { listener, study } = request.session!;
+      return app.store.sessions.state(app.store.sessions.leave(listener), study);
+    },
+  );
+
+  app.post(
     '/api/session/problems',
     {
       onRequest: [app.limitRate('votesPerSession', perSession), app.requireSession],

@@ -47,9 +47,9 @@ export function liveRepository(db: Db) {
   // Progress counts the trials the listener sees (practice included), as their progress bar does.
   const participantRows = db.prepare<
     [string],
-    { id: string; external: string; created_at: string; completed_at: string | null; completion_code: string | null; total: number; done: number }
+    { id: string; external: string; created_at: string; completed_at: string | null; left_at: string | null; completion_code: string | null; total: number; done: number }
   >(`
-    SELECT l.id, l.external, l.created_at, l.completed_at, l.completion_code,
+    SELECT l.id, l.external, l.created_at, l.completed_at, l.left_at, l.completion_code,
            (SELECT count(*) FROM assignments a WHERE a.listener_id = l.id) AS total,
            (SELECT count(*) FROM votes v WHERE v.listener_id = l.id) AS done
     FROM listeners l WHERE l.study_id = ? ORDER BY l.created_at, l.id`);
@@ -65,7 +65,7 @@ export function liveRepository(db: Db) {
   const version = db.prepare<[string], { v: string }>(`
     SELECT s.status || char(0) || s.definition || char(0) ||
       (SELECT count(*) || ',' || ifnull(max(v.rowid), 0) FROM listeners l JOIN votes v ON v.listener_id = l.id WHERE l.study_id = s.id) || char(0) ||
-      (SELECT count(*) || ',' || ifnull(max(rowid), 0) || ',' || count(completed_at) || ',' || total(length(screening)) || ',' || total(length(comments))
+      (SELECT count(*) || ',' || ifnull(max(rowid), 0) || ',' || count(completed_at) || ',' || count(left_at) || ',' || total(length(screening)) || ',' || total(length(comments))
        FROM listeners WHERE study_id = s.id) AS v
     FROM studies s WHERE s.id = ?`);
 

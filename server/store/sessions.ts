@@ -22,6 +22,8 @@ export interface ListenerRow {
   id: string;
   studyId: string;
   completionCode: string | null;
+  /** When the listener left the study from its page, or null. */
+  leftAt: string | null;
 }
 
 /**
@@ -111,8 +113,8 @@ export function sessionRepository(db: Db) {
   // A session's first token is on its row; tokens of the browsers it was resumed in are in session_tokens.
   const byTokenHash = db.prepare<
     [string, string],
-    { id: string; study_id: string; completion_code: string | null }
-  >(`SELECT id, study_id, completion_code FROM listeners
+    { id: string; study_id: string; completion_code: string | null; left_at: string | null }
+  >(`SELECT id, study_id, completion_code, left_at FROM listeners
       WHERE id = COALESCE((SELECT listener_id FROM session_tokens WHERE token_hash = ?),
                           (SELECT id FROM listeners WHERE token_hash = ?))`);
   const byParticipant = db.prepare<[string, string], { id: string; external: string }>(
@@ -168,6 +170,8 @@ export function sessionRepository(db: Db) {
     // The given-back trials were the last open ones: the session is finished.
     if (positions.length > 0 && openLeft.get(listenerId) === 0) completeListener.run(new Date().toISOString(), code, listenerId);
   });
+  const leave = db.prepare<[string, string]>('UPDATE listeners SET left_at = ? WHERE id = ? AND left_at IS NULL AND completed_at IS NULL');
+  const leftAt = db.prepare<[string], string | null>('SELECT left_at FROM listeners WHERE id = ?').pluck();
   const screening = screeningRepository(db);
   const saveComments = db.prepare('UPDATE listeners SET comments = ? WHERE id = ?');
   const answeredParts = db.prepare<[string], { before: string | null; after: string | null }>(
@@ -243,28 +247,31 @@ export function sessionRepository(db: Db) {
           id: row.id,
           studyId: row.study_id,
           completionCode: row.completion_code,
+          leftAt: row.left_at,
         }
       );
     },
-    /** Where a listener stands: the first unanswered trial, the next few after it, or the completion. */
     /**
      * Where a listener stands: the first open trial, the next few after it, or the completion. A
-     * paused or closed study offers no trials; a listener with saved answers gets the study's
-     * completion path there too (studies/README.md, "Pausing and closing").
+     * paused or closed study offers no trials, nor does a session the listener left; a listener
+     * with saved answers gets the study's completion path there too (studies/README.md, "Pausing
+     * and closing", "Leaving").
      */
     state(listener: ListenerRow, study: StudyRow): SessionState {
       const status = study.status === 'open' || study.status === 'closed' ? study.status : 'paused';
+      const left = listener.leftAt !== null;
+      const serving = status === 'open' && !left;
       const target = voteTarget(study.definition.design);
-      if (target !== null && status === 'open' && completeOpen.all(listener.id, target).length > 0) {
+      if (target !== null && serving && completeOpen.all(listener.id, target).length > 0) {
         giveBack.immediate(listener.id, target, study.definition.completion.code);
       }
       // An adaptive study serves one trial ahead, so each choice reads the latest votes; its
       // provisional positions get their items now, before they are read (studies/adaptive/assign.ts).
       const ahead = study.definition.design.kind === 'adaptive' ? ADAPTIVE_UPCOMING_TRIALS : UPCOMING_TRIALS;
-      if (status === 'open' && study.definition.design.kind === 'adaptive') {
+      if (serving && study.definition.design.kind === 'adaptive') {
         chooseServed(db, study.id, listener.id, openPositions.all(listener.id, 1 + ahead));
       }
-      const [trial, ...upcoming] = status === 'open' ? openTrials.all(listener.id, 1 + ahead).map((row) => trialKinds[row.trial_kind].trial({ kind: row.kind, stimuli: servedStimuli(row.stimuli) }, row.position, row.slot_order === null ? null : (JSON.parse(row.slot_order) as string[]), study.definition.trial)) : [];
+      const [trial, ...upcoming] = serving ? openTrials.all(listener.id, 1 + ahead).map((row) => trialKinds[row.trial_kind].trial({ kind: row.kind, stimuli: servedStimuli(row.stimuli) }, row.position, row.slot_order === null ? null : (JSON.parse(row.slot_order) as string[]), study.definition.trial)) : [];
       const { total, voted, skipped } = progress.get(listener.id, listener.id, listener.id)!;
       const done = voted + skipped;
       const finished = total > 0 && done >= total;
@@ -282,9 +289,19 @@ export function sessionRepository(db: Db) {
         upcoming,
         completion: finished ? way : null,
         status,
-        stopped: finished || status === 'open' ? null : voted > 0 ? stoppedWay(study, way) : { code: null, redirectUrl: null },
+        left: left && !finished,
+        stopped: finished || serving ? null : voted > 0 ? stoppedWay(study, way) : { code: null, redirectUrl: null },
         screening: screening.standing(listener.id),
       };
+    },
+    /**
+     * The listener leaves the study part-way: their session takes no more votes and its unanswered
+     * trials stop holding items at once, so other listeners get them (studies/README.md, "Leaving").
+     * Leaving again, or after finishing, changes nothing.
+     */
+    leave(listener: ListenerRow): ListenerRow {
+      leave.run(new Date().toISOString(), listener.id);
+      return { ...listener, leftAt: leftAt.get(listener.id) ?? null };
     },
     /**
      * A finished listener's end-of-study comments; sending again replaces them (the box stays

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/open';
 import type { ProblemBody } from '../../contract/listener';
-import { HttpError, conflict } from '../errors';
+import { HttpError, conflict, sessionLeft } from '../errors';
 import type { ListenerRow } from './sessions';
 
 /**
@@ -29,6 +29,7 @@ export function trialProblemRepository(db: Db) {
     if (!trial) throw new HttpError(403, 'not_assigned', 'no trial at this position in your session', 'position');
     if (reported.get(listener.id, body.position)) return; // a retried report
     if (trial.status !== 'open') throw conflict(`study_${trial.status}`, `this study is ${trial.status} and takes no answers now`);
+    if (listener.leftAt !== null) throw sessionLeft();
     if (answered.get(listener.id, body.position)) throw conflict('already_answered', 'this trial was already answered', 'position');
     const serverTs = new Date().toISOString();
     insert.run(listener.id, body.position, trial.item_id, body.problem, body.detail, body.clientTs, serverTs);

@@ -2,7 +2,7 @@ import type { Db } from '../../db/open';
 import type { VoteAck, VoteBody } from '../../contract/listener';
 import type { ItemKind } from '../../contract/constants';
 import type { TrialKind } from '../../contract/trials';
-import { conflict } from '../errors';
+import { conflict, sessionLeft } from '../errors';
 import type { SessionListener } from './sessions';
 import type { StudyRow } from './studies';
 import { practiceFeedback, trialKinds, type AnswerDocument } from './trials';
@@ -28,6 +28,8 @@ interface TrialForVote {
   /** Another session of the same participant in this study has a failed check. */
   failed_elsewhere: 0 | 1;
   skipped: 0 | 1;
+  /** The listener left the study from its page (POST /api/session/leave). */
+  left_study: 0 | 1;
   /** Whether a later trial of the session is still open (neither answered nor skipped). */
   open_after: 0 | 1;
   stored_id: string | null;
@@ -53,6 +55,7 @@ export function voteRepository(db: Db) {
            (l.participant IS NOT NULL AND EXISTS (SELECT 1 FROM listeners o WHERE o.study_id = l.study_id AND o.participant = l.participant
               AND o.id <> l.id AND json_extract(o.screening, '$.passed') = 0)) AS failed_elsewhere,
            EXISTS (SELECT 1 FROM trial_problems p WHERE p.listener_id = a.listener_id AND p.position = a.position) AS skipped,
+           l.left_at IS NOT NULL AS left_study,
            ${openTrial('>')} AS open_after,
            v.id AS stored_id, v.answer AS stored_answer, v.server_ts AS stored_ts
     FROM assignments a
@@ -98,6 +101,7 @@ export function voteRepository(db: Db) {
       }
       // One rule for paused and closed alike (studies/README.md): no new votes; stored ones stay.
       if (study.status !== 'open') throw conflict(`study_${study.status}`, `this study is ${study.status} and takes no votes now`);
+      if (trial.left_study) throw sessionLeft();
       const screening = study.definition.screening;
       if (screening.required) {
         // A failed check is final for the participant, in any browser and any of their sessions.

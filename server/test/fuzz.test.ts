@@ -360,6 +360,8 @@ function fuzzTargets(): { route: string; shots: fc.Arbitrary<Shot>; weight?: num
       oddString.map((s) => ({ path: '/api/session/answers', body: json({ when: 'before', answers: { [`${s}x`.slice(0, 60)]: s } }), headers: jsonHeaders(listenerToken) })),
     ) },
     { route: 'GET /api/studies/:study/intro', shots: fc.oneof(badSegment, unknownStudy, fc.constant(DRAFT)).map((s) => ({ path: `/api/studies/${s}/intro`, headers: {} })) },
+    // Only tokens that name no session: a fuzz session that left would take no more of the other shots' votes.
+    { route: 'POST /api/session/leave', shots: oddString.map((s) => ({ path: '/api/session/leave', body: '{}', headers: { 'content-type': 'application/json', authorization: `Bearer ${enc(s)}z` } })) },
     { route: 'GET /api/session', shots: oddString.map((s) => ({ path: '/api/session', headers: { authorization: `Bearer ${enc(s)}z` } })) },
     { route: 'GET /api/session/screening/calibration', shots: oddString.map((s) => ({ path: '/api/session/screening/calibration', headers: { authorization: `Bearer ${enc(s)}z` } })) },
     // A round of an attempt that is not open (the screened token's check is recorded), or a malformed one.

@@ -71,6 +71,7 @@ function prepared(db: Db) {
     pending: db.prepare<[string, string], { item_id: string; n: number }>(
       `SELECT a.item_id, count(*) AS n FROM assignments a JOIN items i ON i.id = a.item_id
         WHERE a.chosen_at > ? AND i.study_id = ? AND i.kind = i.trial_kind
+          AND (SELECT left_at FROM listeners l WHERE l.id = a.listener_id) IS NULL
           AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.listener_id = a.listener_id AND v.position = a.position)
         GROUP BY a.item_id`,
     ),

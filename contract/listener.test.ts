@@ -44,6 +44,8 @@ describe('the listener surface', () => {
         'reference', 'referencePosition',
         // A describe trial (trials/describe): the study's instruction and length bounds (its caption-source system name stays on the server).
         'instruction', 'minLength',
+        // Whether the listener left the study from its page (POST /api/session/leave): their own choice, nothing of the study.
+        'left',
       ].sort(),
     );
   });

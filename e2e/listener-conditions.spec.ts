@@ -253,7 +253,7 @@ test('"Leave the study": asked once more, the saved answer kept, the way out sho
   await page.getByRole('button', { name: 'Leave the study' }).click();
   const ask = page.getByTestId('leave-study');
   await expect(ask).toContainText('Your saved answers are kept');
-  await expect(ask.getByRole('button', { name: 'Yes, leave the study' })).toBeFocused();
+  await expect(ask.getByRole('button', { name: 'Carry on' })).toBeFocused();
   await audit(page, 'leave-asked', axe);
   await ask.getByRole('button', { name: 'Carry on' }).click();
   await expect(ask).toHaveCount(0);

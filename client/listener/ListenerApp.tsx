@@ -284,10 +284,11 @@ function LeaveStudy({ session }: { session: ListenerSession }) {
       <p id="leave-ask">{m.leaveAsk}</p>
       {step === 'failed' && <p role="alert">{m.leaveFailed}</p>}
       <div className="actions">
-        <button type="button" className="secondary" autoFocus disabled={step === 'leaving'} onClick={leave}>
+        <button type="button" className="secondary" disabled={step === 'leaving'} onClick={leave}>
           {step === 'leaving' ? m.leaving : m.leaveConfirm}
         </button>
-        <button type="button" className="primary" disabled={step === 'leaving'} onClick={() => setStep('idle')}>
+        {/* Focus on the way back, so a second Enter or tap by mistake does not end the session. */}
+        <button type="button" className="primary" autoFocus disabled={step === 'leaving'} onClick={() => setStep('idle')}>
           {m.leaveCancel}
         </button>
       </div>

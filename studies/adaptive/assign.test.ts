@@ -146,4 +146,16 @@ describe('adaptive design — pair rule at serving time', () => {
     insertListener(t.db, 'ad', 'last');
     expect(() => assignTrials(t.db, 'ad', 'last')).toThrow(StudyCompleteError);
   });
+  it('a session its listener left owes nothing: the vote budget takes the next listener in full', () => {
+    t = tempDb();
+    adaptiveStudy(t.db, { stop: { votes: 20 } });
+    const scored = (id: string) => rowsOf(t.db, id).filter((r) => r.kind === 'pair').length;
+    for (const id of ['quitter', 'one', 'two']) insertListener(t.db, 'ad', id);
+    assignTrials(t.db, 'ad', 'quitter');
+    assignTrials(t.db, 'ad', 'one');
+    expect(scored('one')).toBe(8);
+    t.db.prepare("UPDATE listeners SET left_at = ? WHERE id = 'quitter'").run(new Date().toISOString());
+    assignTrials(t.db, 'ad', 'two');
+    expect(scored('two')).toBe(12);
+  });
 });
